@@ -1,0 +1,277 @@
+"""Turn a validated :class:`~bt_executive.spec.Document` into a py_trees tree.
+
+Subtrees are expanded in place (wrapped in a :class:`SubtreeBehaviour` so viewers see
+the boundary); tree parameters are substituted into the called tree's values; every
+behaviour gets ``bt_path`` (the stable node id) and ``bt_type`` attributes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any, Callable, Mapping, Optional
+
+import py_trees
+
+from bt_executive.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.expressions import Expression, literal
+from bt_executive.loader import check_type
+from bt_executive.registry import Category, NodeType, ParamType, REQUIRED, Registry
+from bt_executive.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+
+#: Deepest subtree nesting when expanding (recursion is rejected at load time).
+MAX_SUBTREE_DEPTH = 64
+
+
+def blackboard_lookup(name: str) -> Any:
+    """Read a root blackboard key from the py_trees blackboard (KeyError if unset)."""
+    return py_trees.blackboard.Blackboard.storage['/' + name]
+
+
+@dataclasses.dataclass
+class BuildContext:
+    """What factories get besides their node: the environment the tree will run in.
+
+    Attributes:
+        registry: node types (with the factories for this environment)
+        document: the loaded document (for subtrees)
+        lookup: reads a root blackboard key; raises KeyError when it is unset
+        clock: seconds, used by every time-based node (the ROS layer passes the ROS clock)
+        seed: base seed for random nodes (None: nondeterministic)
+        stubs: how offline tools stand in for ROS leaves (node type or path -> spec)
+        extras: anything a layer wants factories to see (e.g. the ROS node registry)
+    """
+
+    registry: Registry
+    document: Document
+    lookup: Callable[[str], Any] = blackboard_lookup
+    clock: Callable[[], float] = time.monotonic
+    seed: Optional[int] = None
+    stubs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    extras: dict[str, Any] = dataclasses.field(default_factory=dict)
+    nodes: dict[str, py_trees.behaviour.Behaviour] = dataclasses.field(default_factory=dict)
+
+    def next_seed(self) -> Optional[int]:
+        """Return a seed for the next random node (derived from ``seed``)."""
+        if self.seed is None:
+            return None
+        self.seed += 1
+        return self.seed
+
+
+class Params:
+    """The parameters of one node, with defaults filled in.
+
+    Static values are read with ``params['name']``; values that may change while the
+    tree runs are read through ``params.getter('name')()``.
+    """
+
+    def __init__(self, node_type: NodeType, values: Mapping[str, Value],
+                 lookup: Callable[[str], Any]):
+        self.node_type = node_type
+        self.values = dict(values)
+        self._lookup = lookup
+
+    def __getitem__(self, name: str) -> Any:
+        value = self.values.get(name)
+        if value is None:
+            param = self.node_type.param(name)
+            if param is None or param.default is REQUIRED:
+                raise KeyError(name)
+            return param.default
+        if not value.is_static:
+            raise ValueError(f"parameter '{name}' is dynamic; use getter()")
+        return value.data
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """Return a static value, or ``default`` when it is absent without a default."""
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def is_dynamic(self, name: str) -> bool:
+        """Tell whether the value is computed while the tree runs."""
+        value = self.values.get(name)
+        return value is not None and not value.is_static
+
+    def getter(self, name: str) -> Callable[[], Any]:
+        """Return a function that computes the current value (evaluates blackboard refs)."""
+        value = self.values.get(name)
+        if value is None or value.is_static:
+            constant = self[name]
+            return lambda: constant
+        lookup = self._lookup
+        return lambda: value.resolve(lookup)
+
+    def expression(self, name: str) -> Optional[Expression]:
+        """Return the expression of an expression-typed parameter."""
+        value = self.values.get(name)
+        if value is None:
+            return None
+        if isinstance(value.data, Dynamic):
+            return value.data.expression
+        return literal(value.data)
+
+    def names(self) -> frozenset[str]:
+        """Return every blackboard name the dynamic values read."""
+        names: set[str] = set()
+        for value in self.values.values():
+            names |= value.names()
+        return frozenset(names)
+
+
+class SubtreeBehaviour(py_trees.decorators.Decorator):
+    """Marks where a named tree was expanded; passes its child's status through."""
+
+    def __init__(self, name: str, child: py_trees.behaviour.Behaviour, *, tree: str):
+        super().__init__(name=name, child=child)
+        self.tree_name = tree
+
+    def update(self) -> py_trees.common.Status:
+        """Reflect the subtree's status."""
+        self.feedback_message = self.decorated.feedback_message
+        return self.decorated.status
+
+
+class Builder:
+    """Instantiate trees of a document.
+
+    Args:
+        context: the build environment
+    """
+
+    def __init__(self, context: BuildContext):
+        self.context = context
+        self.errors: list[Diagnostic] = []
+
+    def build(self, tree_name: Optional[str] = None) -> py_trees.behaviour.Behaviour:
+        """Build the named (or main) tree and return its root behaviour.
+
+        Raises:
+            TreeError: when a value only known after substituting tree parameters is wrong.
+        """
+        tree = self.context.document.tree(tree_name)
+        self.errors = []
+        bindings = self._bindings(tree, {}, None, {}, tree.name)
+        root = self._node(tree.root, bindings, prefix='', depth=0)
+        if self.errors or root is None:
+            raise TreeError(self.errors)
+        return root
+
+    def _bindings(self, tree: TreeSpec, arguments: Mapping[str, Value],
+                  call: Optional[NodeSpec], outer: Mapping[str, Expression],
+                  path: str) -> dict[str, Expression]:
+        bindings: dict[str, Expression] = {}
+        for name, default in tree.params.items():
+            value = arguments.get(name, default)
+            if value is None:
+                loc = call.loc if call else tree.loc
+                self.errors.append(Diagnostic(loc, f"tree '{tree.name}' needs argument "
+                                              f"'{name}'", path))
+                continue
+            value = value.substitute(outer)
+            if isinstance(value.data, Dynamic):
+                bindings[name] = value.data.expression
+            elif value.is_static:
+                bindings[name] = literal(value.data)
+            else:
+                self.errors.append(Diagnostic(
+                    value.loc, f"argument '{name}' must be a literal, a single reference "
+                    'or a single expression, not a structure holding references', path))
+        return bindings
+
+    def _node(self, spec: NodeSpec, bindings: Mapping[str, Expression], *, prefix: str,
+              depth: int) -> Optional[py_trees.behaviour.Behaviour]:
+        node_type = self.context.registry.get(spec.type)
+        path = f'{prefix}/{spec.path}' if prefix else spec.path
+        values: dict[str, Value] = {}
+        for name, value in spec.params.items():
+            resolved = value.substitute(bindings)
+            param = node_type.param(name)
+            if param is not None and not resolved.is_static:
+                resolved = resolved.fold_constants() if _foldable(resolved) else resolved
+                if not param.dynamic and param.type is not ParamType.EXPRESSION:
+                    if not resolved.is_static:
+                        self.errors.append(Diagnostic(
+                            value.loc, f"parameter '{name}' must be known when the tree is "
+                            'built, but the tree argument reads the blackboard', path))
+                        continue
+                    problem = check_type(param, resolved.data)
+                    if problem:
+                        self.errors.append(Diagnostic(value.loc, f"parameter '{name}': "
+                                                      f'{problem}', path))
+                        continue
+            values[name] = resolved
+        if node_type.category is Category.SUBTREE:
+            return self._subtree(spec, node_type, values, bindings, path, depth)
+        children = []
+        for child in spec.children:
+            built = self._node(child, bindings, prefix=prefix, depth=depth)
+            if built is not None:
+                children.append(built)
+        if len(children) != len(spec.children):
+            return None
+        params = Params(node_type, values, self.context.lookup)
+        try:
+            behaviour = node_type.factory(self.context, spec.name, params, children)
+        except (ValueError, TypeError) as error:
+            self.errors.append(Diagnostic(spec.loc, f'cannot build {spec.type}: {error}',
+                                          path))
+            return None
+        return self._register(behaviour, path, spec)
+
+    def _subtree(self, spec: NodeSpec, node_type: NodeType, values: dict[str, Value],
+                 bindings: Mapping[str, Expression], path: str,
+                 depth: int) -> Optional[py_trees.behaviour.Behaviour]:
+        if depth >= MAX_SUBTREE_DEPTH:
+            self.errors.append(Diagnostic(spec.loc, f'subtrees nested deeper than '
+                                          f'{MAX_SUBTREE_DEPTH}', path))
+            return None
+        reserved = set(node_type.param_names())
+        tree = self.context.document.tree(values['tree'].data)
+        arguments = {k: v for k, v in values.items() if k not in reserved}
+        inner = self._bindings(tree, arguments, spec, {}, path)
+        child = self._node(tree.root, inner, prefix=path, depth=depth + 1)
+        if child is None:
+            return None
+        return self._register(SubtreeBehaviour(spec.name, child, tree=tree.name), path, spec)
+
+    def _register(self, behaviour: py_trees.behaviour.Behaviour, path: str,
+                  spec: NodeSpec) -> py_trees.behaviour.Behaviour:
+        behaviour.bt_path = path
+        behaviour.bt_type = spec.type
+        behaviour.bt_loc = spec.loc
+        self.context.nodes[path] = behaviour
+        return behaviour
+
+
+def _foldable(value: Value) -> bool:
+    return all(dynamic.expression.is_constant for dynamic in value.dynamics())
+
+
+def build(document: Document, tree_name: Optional[str] = None, *,
+          context: Optional[BuildContext] = None,
+          registry: Optional[Registry] = None) -> py_trees.behaviour.Behaviour:
+    """Build a tree of ``document`` with the default catalogue (or ``context``).
+
+    Raises:
+        TreeError: when the tree cannot be built.
+    """
+    if context is None:
+        if registry is None:
+            from bt_executive.nodes import default_registry
+            registry = default_registry()
+        context = BuildContext(registry=registry, document=document)
+    return Builder(context).build(tree_name)
+
+
+def apply_blackboard_defaults(document: Document, *, overwrite: bool = True) -> None:
+    """Write the document's initial ``blackboard:`` values to the py_trees blackboard."""
+    for key, value in document.blackboard.items():
+        if overwrite or ('/' + key) not in py_trees.blackboard.Blackboard.storage:
+            py_trees.blackboard.Blackboard.set('/' + key, value.data)
+
+
+__all__ = ['BuildContext', 'Builder', 'Params', 'SourceLocation', 'SubtreeBehaviour',
+           'apply_blackboard_defaults', 'blackboard_lookup', 'build']

@@ -1,0 +1,235 @@
+"""The ``bt-executive`` command line.
+
+Offline subcommands (no ROS needed): ``validate``, ``show``, ``nodes``, ``tick``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Optional, Sequence
+
+from bt_executive.errors import TreeError
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+
+
+def _package_config(name: str) -> str:
+    """Return the path of a config file shipped with the package (source or install)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.path.join(here, '..', 'config', name)]
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        candidates.append(os.path.join(get_package_share_directory('bt_executive'),
+                                       'config', name))
+    except Exception:  # noqa: B902 - no ament index (pip-only) or package not installed
+        pass
+    for candidate in candidates:
+        if os.path.exists(candidate):
+            return os.path.normpath(candidate)
+    return os.path.normpath(candidates[0])
+
+
+def _print_errors(error: TreeError, file: str) -> None:
+    for diagnostic in error.diagnostics:
+        print(str(diagnostic), file=sys.stderr)
+    count = len(error.diagnostics)
+    print(f'{file}: {count} error{"s" if count != 1 else ""}', file=sys.stderr)
+
+
+def _load(path: str):
+    from bt_executive.loader import Loader
+    from bt_executive.nodes import default_registry
+    registry = default_registry()
+    return registry, Loader(registry).load(path)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Validate tree files; print every error."""
+    failed = False
+    for path in args.files:
+        try:
+            registry, document = _load(path)
+            for name in ([args.tree] if args.tree else document.trees):
+                _build(registry, document, name)
+        except TreeError as error:
+            _print_errors(error, path)
+            failed = True
+            continue
+        trees = len(document.trees)
+        nodes = sum(1 for tree in document.trees.values() for _ in tree.root.walk())
+        main = f", main '{document.main}'" if document.main else ''
+        if not args.quiet:
+            print(f'{path}: ok ({trees} tree{"s" if trees != 1 else ""}, {nodes} nodes{main})')
+    return EXIT_INVALID if failed else EXIT_OK
+
+
+def _build(registry, document, tree_name, **context_args: Any):
+    from bt_executive.builder import Builder, BuildContext
+    context = BuildContext(registry=registry, document=document, **context_args)
+    return Builder(context).build(tree_name), context
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Print a tree (or all trees) as a unicode outline."""
+    from bt_executive.render import render_document
+    try:
+        registry, document = _load(args.file)
+        text = render_document(document, registry, tree=args.tree, ascii_only=args.ascii)
+    except TreeError as error:
+        _print_errors(error, args.file)
+        return EXIT_INVALID
+    print(text)
+    return EXIT_OK
+
+
+def cmd_nodes(args: argparse.Namespace) -> int:
+    """Print the node catalogue."""
+    from bt_executive.catalogue import catalogue_markdown, catalogue_text
+    from bt_executive.nodes import default_registry
+    registry = default_registry()
+    if args.markdown:
+        print(catalogue_markdown(registry), end='')
+    else:
+        print(catalogue_text(registry, only=args.type))
+    return EXIT_OK
+
+
+def _parse_assignment(text: str, what: str) -> tuple[str, str]:
+    if '=' not in text:
+        raise SystemExit(f'bt-executive: {what} expects NAME=VALUE, got {text!r}')
+    name, _, value = text.partition('=')
+    return name.strip(), value.strip()
+
+
+def cmd_tick(args: argparse.Namespace) -> int:
+    """Tick a tree offline with a simulated clock and print statuses per tick."""
+    import py_trees
+    import yaml
+
+    from bt_executive.behaviours import termination_requested
+    from bt_executive.builder import apply_blackboard_defaults
+    from bt_executive.nodes import DEFAULT_STUBS
+    from bt_executive.render import render_status
+
+    stubs: dict[str, tuple[str, int]] = {}
+    for text in args.stub:
+        name, value = _parse_assignment(text, '--stub')
+        status, _, ticks = value.partition(':')
+        if status not in ('success', 'failure', 'running'):
+            print(f"bt-executive: --stub {text}: status must be success, failure or running",
+                  file=sys.stderr)
+            return EXIT_USAGE
+        stubs[name] = (status, int(ticks) if ticks.isdigit() else 0)
+    clock_time = [0.0]
+    try:
+        registry, document = _load(args.file)
+        py_trees.blackboard.Blackboard.clear()
+        apply_blackboard_defaults(document)
+        for text in args.set:
+            key, value = _parse_assignment(text, '--set')
+            py_trees.blackboard.Blackboard.set('/' + key, yaml.safe_load(value))
+        root, context = _build(registry, document, args.tree, clock=lambda: clock_time[0],
+                               seed=args.seed, stubs=stubs)
+    except TreeError as error:
+        _print_errors(error, args.file)
+        return EXIT_INVALID
+    ros_types = sorted({getattr(node, 'bt_type', '') for node in root.iterate()
+                        if registry.get(getattr(node, 'bt_type', '')) is not None
+                        and registry.get(node.bt_type).ros})
+    if ros_types:
+        print('offline: ROS leaves are stubs — ' + ', '.join(
+            '{}: {}{}'.format(t, stubs.get(t, DEFAULT_STUBS[t])[0],
+                              f' after {stubs.get(t, DEFAULT_STUBS[t])[1]} running ticks'
+                              if stubs.get(t, DEFAULT_STUBS[t])[1] else '')
+            for t in ros_types) + ' (change with --stub TYPE_OR_NAME=STATUS[:TICKS])')
+    root.setup_with_descendants()
+    for tick in range(1, args.ticks + 1):
+        root.tick_once()
+        if not args.quiet or tick == args.ticks:
+            print(f'--- tick {tick}  t={clock_time[0]:.2f}s  root: {root.status.name}')
+            print(render_status(root, ascii_only=args.ascii, stubs=ros_types))
+        request = termination_requested(root)
+        if request is not None:
+            print(f'terminated by {request.node_name}: {request.status} '
+                  f'{request.reason}'.rstrip())
+            break
+        clock_time[0] += args.period
+    root.stop(py_trees.common.Status.INVALID)
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Run the bundled patrol tree offline (until the ROS demo lands)."""
+    path = _package_config('patrol.yaml')
+    print(f'bt-executive demo: ticking {path} offline for {args.ticks} ticks')
+    tick_args = argparse.Namespace(file=path, tree=None, ticks=args.ticks, period=0.5,
+                                   set=['battery_low=false'], stub=[], seed=1,
+                                   quiet=False, ascii=args.ascii)
+    return cmd_tick(tick_args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog='bt-executive',
+        description='Behaviour trees in YAML for ROS 2: validate, inspect and run them.')
+    sub = parser.add_subparsers(dest='command', metavar='COMMAND')
+    sub.required = True
+
+    p = sub.add_parser('validate', help='check tree files; exit 1 with every error')
+    p.add_argument('files', nargs='+', metavar='FILE')
+    p.add_argument('--tree', help='also build only this tree (default: every tree)')
+    p.add_argument('-q', '--quiet', action='store_true', help='print errors only')
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser('show', help='print a tree as an outline')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--tree', help='tree to show (default: all, main first)')
+    p.add_argument('--ascii', action='store_true', help='ASCII only, no unicode')
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser('nodes', help='print the node catalogue')
+    p.add_argument('type', nargs='?', help='show only this node type')
+    p.add_argument('--markdown', action='store_true', help='print the markdown reference')
+    p.set_defaults(func=cmd_nodes)
+
+    p = sub.add_parser('tick', help='tick a tree offline (ROS leaves stubbed)')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--tree', help='tree to tick (default: main)')
+    p.add_argument('--ticks', type=int, default=10, help='number of ticks (default 10)')
+    p.add_argument('--period', type=float, default=0.1,
+                   help='simulated seconds between ticks (default 0.1)')
+    p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE',
+                   help='set a blackboard value (YAML) before the first tick')
+    p.add_argument('--stub', action='append', default=[], metavar='NAME=STATUS[:TICKS]',
+                   help='stub result for a ROS leaf type or node name')
+    p.add_argument('--seed', type=int, default=0, help='seed for random nodes')
+    p.add_argument('-q', '--quiet', action='store_true', help='print the last tick only')
+    p.add_argument('--ascii', action='store_true', help='ASCII only, no unicode')
+    p.set_defaults(func=cmd_tick)
+
+    p = sub.add_parser('demo', help='run the patrol demo')
+    p.add_argument('--ticks', type=int, default=12)
+    p.add_argument('--ascii', action='store_true')
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == '__main__':
+    sys.exit(main())

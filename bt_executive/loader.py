@@ -1,0 +1,697 @@
+"""Load tree files into a validated :class:`~bt_executive.spec.Document`.
+
+The language (see ``docs/language.md``)::
+
+    main: Patrol                 # which tree runs
+    include: [common.yaml]       # more trees, paths relative to this file
+    blackboard: {laps: 0}        # initial blackboard values
+    trees:
+      Patrol:
+        Selector root:           # short form: "Type [name]: children | params | primary"
+          - Subtree: EmergencyStop
+          - Sequence:
+              - Condition: battery.percentage > 0.3
+              - Wait: 1.0
+
+Loading is strict and reports every problem of every file in one
+:class:`~bt_executive.errors.TreeError`, each as ``file:line:col: node path: what was
+expected``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Iterable, Optional
+
+from bt_executive import yaml_source
+from bt_executive.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.expressions import ExpressionError, parse as parse_expression
+from bt_executive.registry import Category, hint, NodeType, Param, ParamType, Registry
+from bt_executive.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+from bt_executive.yaml_source import YMap, YNode, YScalar, YSeq
+
+#: Top-level keys the core understands.
+CORE_SECTIONS = ('main', 'include', 'trees', 'blackboard', 'description')
+#: Top-level keys kept for other layers (validated there).
+EXTRA_SECTIONS = ('subscriptions',)
+#: Keys of the explicit node form.
+EXPLICIT_KEYS = ('type', 'name', 'params', 'children', 'child')
+#: Keys of a tree definition with parameters.
+TREE_KEYS = ('root', 'params', 'description')
+
+_IDENTIFIER = re.compile(r'[A-Za-z][A-Za-z0-9_]*\Z')
+_KEY = re.compile(r'[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z')
+_REFERENCE = re.compile(r'\$[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*\Z')
+_INTERFACE = re.compile(r'[a-z][a-z0-9_]*/(msg|srv|action)/[A-Z][A-Za-z0-9]*\Z')
+_NODE_KEY = re.compile(r'(?P<type>[A-Z][A-Za-z0-9_]*)(\s+(?P<name>.+))?\Z')
+
+#: Most nodes accepted in one document (all files together).
+MAX_NODES = 20_000
+
+
+def _strip_quotes(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in '"\'':
+        return text[1:-1]
+    return text
+
+
+def is_node_key(key: Any) -> bool:
+    """Tell whether a mapping key starts a node in the short form (``Type [name]``)."""
+    return isinstance(key, str) and bool(_NODE_KEY.match(key))
+
+
+class Loader:
+    """Load and validate tree files against a registry.
+
+    Args:
+        registry: the node types the files may use
+    """
+
+    def __init__(self, registry: Registry):
+        self.registry = registry
+        self.errors: list[Diagnostic] = []
+        self._node_count = 0
+
+    # ---- entry points ------------------------------------------------------------
+
+    def load(self, path: str) -> Document:
+        """Load ``path`` and its includes.
+
+        Raises:
+            TreeError: with every problem found.
+        """
+        self.errors = []
+        self._node_count = 0
+        document = Document(path=path, trees={})
+        try:
+            self._load_file(path, document, stack=[], is_main=True)
+            if not self.errors:
+                self._check_document(document)
+        except TreeError as error:
+            self.errors.extend(error.diagnostics)
+        if self.errors:
+            raise TreeError(_unique(self.errors))
+        return document
+
+    def load_text(self, text: str, *, name: str = '<string>',
+                  base_dir: Optional[str] = None) -> Document:
+        """Load a document from a string (includes resolve against ``base_dir``).
+
+        Raises:
+            TreeError: with every problem found.
+        """
+        self.errors = []
+        self._node_count = 0
+        document = Document(path=name, trees={})
+        try:
+            root = yaml_source.load_text(text, name)
+            self._load_root(root, name, document, stack=[name],
+                            base_dir=base_dir or os.getcwd(), is_main=True)
+            if not self.errors:
+                self._check_document(document)
+        except TreeError as error:
+            self.errors.extend(error.diagnostics)
+        if self.errors:
+            raise TreeError(_unique(self.errors))
+        return document
+
+    # ---- files and sections ---------------------------------------------------------
+
+    def _error(self, loc: SourceLocation, message: str, path: str = '') -> None:
+        self.errors.append(Diagnostic(loc, message, path))
+
+    def _load_file(self, path: str, document: Document, *, stack: list[str],
+                   is_main: bool, include_loc: Optional[SourceLocation] = None) -> None:
+        real = os.path.realpath(path)
+        if real in stack:
+            cycle = ' -> '.join(os.path.basename(p) for p in stack[stack.index(real):])
+            self._error(include_loc or SourceLocation(path),
+                        f'include cycle: {cycle} -> {os.path.basename(real)}')
+            return
+        if real in (os.path.realpath(f) for f in document.files):
+            return  # included twice through different routes: load once
+        try:
+            root = yaml_source.load_file(path)
+        except TreeError as error:
+            if include_loc is not None and error.first() is not None \
+                    and error.first().message in ('file not found',):
+                self._error(include_loc, f"included file '{path}' not found")
+                return
+            self.errors.extend(error.diagnostics)
+            return
+        self._load_root(root, path, document, stack=stack + [real],
+                        base_dir=os.path.dirname(path) or '.', is_main=is_main)
+
+    def _load_root(self, root: Optional[YNode], file: str, document: Document, *,
+                   stack: list[str], base_dir: str, is_main: bool) -> None:
+        document.files.append(file)
+        if root is None:
+            self._error(SourceLocation(file), "file is empty, expected a mapping with 'trees'")
+            return
+        if not isinstance(root, YMap):
+            self._error(root.loc, f"expected a mapping with 'trees' at the top level, "
+                        f'got {root.kind}')
+            return
+        known = CORE_SECTIONS + EXTRA_SECTIONS
+        for key, value in root.entries:
+            if key.value not in known:
+                self._error(key.loc, f"unknown top-level key '{key.value}'"
+                            f"{hint(key.value, known)} (expected: {', '.join(known)})")
+        main = root.get('main')
+        if main is not None:
+            if not isinstance(main, YScalar) or not isinstance(main.value, str):
+                self._error(main.loc, f"'main' must be a tree name, got {main.kind}")
+            elif is_main:
+                document.main = main.value
+                self._main_loc = main.loc
+        include = root.get('include')
+        if include is not None:
+            for item in self._string_list(include, 'include'):
+                self._load_file(os.path.join(base_dir, item.value), document, stack=stack,
+                                is_main=False, include_loc=item.loc)
+        blackboard = root.get('blackboard')
+        if blackboard is not None:
+            self._load_blackboard(blackboard, document)
+        trees = root.get('trees')
+        if trees is None:
+            if is_main and include is None:
+                self._error(root.loc, "no 'trees' section: expected a mapping of tree "
+                            'names to trees')
+        elif not isinstance(trees, YMap):
+            self._error(trees.loc, f"'trees' must map tree names to trees, got {trees.kind}")
+        else:
+            for key, value in trees.entries:
+                self._load_tree(key, value, document)
+        for section in EXTRA_SECTIONS:
+            value = root.get(section)
+            if value is not None:
+                document.sections.setdefault(section, []).append(value)
+
+    def _string_list(self, node: YNode, what: str) -> list[YScalar]:
+        items = [node] if isinstance(node, YScalar) else list(node) \
+            if isinstance(node, YSeq) else None
+        if items is None:
+            self._error(node.loc, f"'{what}' must be a file name or a list of file names")
+            return []
+        good = []
+        for item in items:
+            if isinstance(item, YScalar) and isinstance(item.value, str) and item.value:
+                good.append(item)
+            else:
+                self._error(item.loc, f"'{what}' entries must be file names, got {item.kind}")
+        return good
+
+    def _load_blackboard(self, node: YNode, document: Document) -> None:
+        if not isinstance(node, YMap):
+            self._error(node.loc, f"'blackboard' must map keys to initial values, "
+                        f'got {node.kind}')
+            return
+        for key, value in node.entries:
+            if not _KEY.match(key.value) or '.' in key.value:
+                self._error(key.loc, f"blackboard key '{key.value}' must be an identifier "
+                            '(letters, digits, underscores)')
+                continue
+            parsed = self._value(value, '', allow_dynamic=False, what=f"blackboard '{key}'")
+            if parsed is not None:
+                document.blackboard[key.value] = parsed
+
+    def _load_tree(self, key: YScalar, node: YNode, document: Document) -> None:
+        name = key.value
+        if not _IDENTIFIER.match(name):
+            self._error(key.loc, f"tree name '{name}' must be an identifier "
+                        '(a letter, then letters, digits or underscores)')
+            return
+        if name in document.trees:
+            first = document.trees[name].loc
+            self._error(key.loc, f"duplicate tree name '{name}' (first defined at {first})")
+            return
+        params: dict[str, Optional[Value]] = {}
+        doc = ''
+        root_node: Optional[YNode] = node
+        if isinstance(node, YMap) and 'root' in node.keys():
+            for k, _ in node.entries:
+                if k.value not in TREE_KEYS:
+                    self._error(k.loc, f"unknown key '{k.value}' in tree '{name}'"
+                                f'{hint(k.value, TREE_KEYS)} (expected: '
+                                f"{', '.join(TREE_KEYS)})", name)
+            root_node = node.get('root')
+            params = self._tree_params(node.get('params'), name)
+            description = node.get('description')
+            if isinstance(description, YScalar) and isinstance(description.value, str):
+                doc = description.value
+        elif isinstance(node, YMap) and ('params' in node.keys()):
+            self._error(node.loc, f"tree '{name}' has 'params' but no 'root': write "
+                        'params: {...} and root: <node>', name)
+            return
+        if root_node is None:
+            self._error(node.loc, f"tree '{name}' has no root node", name)
+            return
+        self._tree_param_names = set(params)
+        root = self._node(root_node, name, siblings={})
+        self._tree_param_names = set()
+        if root is not None:
+            document.trees[name] = TreeSpec(name=name, root=root, loc=key.loc,
+                                            params=params, doc=doc)
+
+    def _tree_params(self, node: Optional[YNode], tree: str) -> dict[str, Optional[Value]]:
+        if node is None:
+            return {}
+        if not isinstance(node, YMap):
+            self._error(node.loc, f"'params' of tree '{tree}' must map parameter names to "
+                        'defaults (null for a required parameter)', tree)
+            return {}
+        params: dict[str, Optional[Value]] = {}
+        for key, value in node.entries:
+            if not _IDENTIFIER.match(key.value) or not key.value[0].islower():
+                self._error(key.loc, f"tree parameter '{key.value}' must be a lowercase "
+                            'identifier', tree)
+                continue
+            if isinstance(value, YScalar) and value.value is None:
+                params[key.value] = None
+            else:
+                params[key.value] = self._value(value, tree, allow_dynamic=True,
+                                                what=f"default of '{key.value}'")
+        return params
+
+    # ---- nodes ---------------------------------------------------------------------
+
+    _tree_param_names: set[str] = set()
+
+    def _node(self, node: YNode, parent_path: str,
+              siblings: dict[str, int]) -> Optional[NodeSpec]:
+        self._node_count += 1
+        if self._node_count > MAX_NODES:
+            raise TreeError.single(node.loc, f'more than {MAX_NODES} nodes in one document')
+        if isinstance(node, YScalar) and isinstance(node.value, str):
+            match = _NODE_KEY.match(node.value)
+            if match:
+                return self._make_node(match.group('type'), match.group('name'), None,
+                                       node.loc, node.loc, parent_path, siblings)
+        if not isinstance(node, YMap):
+            self._error(node.loc, 'expected a node: a mapping like {Sequence: [...]} or '
+                        f'{{type: Sequence, children: [...]}}, got {node.kind}', parent_path)
+            return None
+        keys = node.keys()
+        if 'type' in keys:
+            return self._explicit_node(node, parent_path, siblings)
+        if len(node) != 1 or not is_node_key(keys[0]):
+            bad = next((k for k, _ in node.entries if not is_node_key(k.value)), node.entries[0][0]) \
+                if len(node) else None
+            if len(node) == 0:
+                self._error(node.loc, 'empty mapping, expected a node', parent_path)
+            elif len(node) > 1 and all(is_node_key(k) for k in keys):
+                self._error(node.entries[1][0].loc, 'a node mapping holds exactly one node '
+                            f"type key, found {len(node)} ({', '.join(keys)}); write "
+                            'sibling nodes as list items', parent_path)
+            else:
+                self._error(bad.loc, f"expected a node type (CamelCase, e.g. 'Sequence'), "
+                            f"got '{bad.value}'; for the explicit form add 'type:'",
+                            parent_path)
+            return None
+        key, value = node.entries[0]
+        match = _NODE_KEY.match(key.value)
+        return self._make_node(match.group('type'), match.group('name'), value, key.loc,
+                               node.loc, parent_path, siblings)
+
+    def _explicit_node(self, node: YMap, parent_path: str,
+                       siblings: dict[str, int]) -> Optional[NodeSpec]:
+        for key, _ in node.entries:
+            if key.value not in EXPLICIT_KEYS:
+                self._error(key.loc, f"unknown key '{key.value}' in explicit node"
+                            f"{hint(key.value, EXPLICIT_KEYS)} (expected: "
+                            f"{', '.join(EXPLICIT_KEYS)})", parent_path)
+        type_node = node.get('type')
+        if not isinstance(type_node, YScalar) or not isinstance(type_node.value, str):
+            self._error(type_node.loc, "'type' must be a node type name", parent_path)
+            return None
+        name_node = node.get('name')
+        name = None
+        if name_node is not None:
+            if isinstance(name_node, YScalar) and isinstance(name_node.value, (str, int)):
+                name = str(name_node.value)
+            else:
+                self._error(name_node.loc, "'name' must be a string", parent_path)
+        params = node.get('params')
+        if params is not None and not isinstance(params, YMap):
+            self._error(params.loc, f"'params' must be a mapping, got {params.kind}",
+                        parent_path)
+            params = None
+        children: list[YNode] = []
+        children_node = node.get('children')
+        child_node = node.get('child')
+        if children_node is not None and child_node is not None:
+            self._error(child_node.loc, "use either 'children' or 'child', not both",
+                        parent_path)
+        if children_node is not None:
+            if isinstance(children_node, YSeq):
+                children = list(children_node)
+            else:
+                self._error(children_node.loc, f"'children' must be a list of nodes, "
+                            f'got {children_node.kind}', parent_path)
+        elif child_node is not None:
+            children = [child_node]
+        return self._finish_node(type_node.value, name, params.entries if params else (),
+                                 children, type_node.loc, node.loc, parent_path, siblings,
+                                 type_loc=type_node.loc)
+
+    def _make_node(self, type_name: str, name: Optional[str], value: Optional[YNode],
+                   key_loc: SourceLocation, node_loc: SourceLocation, parent_path: str,
+                   siblings: dict[str, int]) -> Optional[NodeSpec]:
+        node_type = self.registry.get(type_name)
+        params: list[tuple[YScalar, YNode]] = []
+        children: list[YNode] = []
+        if value is None or (isinstance(value, YScalar) and value.value is None):
+            pass
+        elif isinstance(value, YSeq):
+            children = list(value)
+        elif isinstance(value, YMap):
+            uppercase = [(k, v) for k, v in value.entries if is_node_key(k.value)]
+            params = [(k, v) for k, v in value.entries
+                      if not is_node_key(k.value) and k.value not in ('children', 'child')]
+            explicit = [(k, v) for k, v in value.entries if k.value in ('children', 'child')]
+            if explicit and uppercase:
+                self._error(uppercase[0][0].loc, "write children either under 'children:' "
+                            'or as node keys, not both', parent_path)
+            for key, item in explicit:
+                if key.value == 'children':
+                    if isinstance(item, YSeq):
+                        children.extend(item)
+                    else:
+                        self._error(item.loc, f"'children' must be a list of nodes, "
+                                    f'got {item.kind}', parent_path)
+                else:
+                    children.append(item)
+            for key, item in uppercase:
+                children.append(YMap(key.loc, ((key, item),)))
+        else:  # scalar short form: the primary parameter
+            if node_type is not None and node_type.primary is None:
+                path = _child_path(parent_path, name or type_name, {})
+                self._error(value.loc, f"{node_type.name} takes "
+                            f'{_short_form_help(node_type)}, not {value.kind}', path)
+                return None
+            primary = node_type.primary if node_type is not None else '?'
+            params = [(YScalar(value.loc, primary), value)]
+        return self._finish_node(type_name, name, params, children, key_loc, node_loc,
+                                 parent_path, siblings, type_loc=key_loc)
+
+    def _finish_node(self, type_name: str, name: Optional[str],
+                     params: Iterable[tuple[YScalar, YNode]], children: list[YNode],
+                     key_loc: SourceLocation, node_loc: SourceLocation, parent_path: str,
+                     siblings: dict[str, int], *, type_loc: SourceLocation) -> Optional[NodeSpec]:
+        node_type = self.registry.get(type_name)
+        display = _strip_quotes(name) if name else type_name
+        path = _child_path(parent_path, display, siblings)
+        if node_type is None:
+            self._error(type_loc, f"unknown node type '{type_name}'"
+                        f"{hint(type_name, [t.name for t in self.registry.types()])}"
+                        " (run 'bt-executive nodes' for the catalogue)", path)
+            # still walk the children so their errors are reported too
+            child_names: dict[str, int] = {}
+            for child in children:
+                self._node(child, path, child_names)
+            return None
+        values = self._params(node_type, params, key_loc, path)
+        child_specs: list[NodeSpec] = []
+        child_names = {}
+        for child in children:
+            spec = self._node(child, path, child_names)
+            if spec is not None:
+                child_specs.append(spec)
+        count = len(children)
+        low, high = node_type.min_children, node_type.max_children
+        if count < low or (high is not None and count > high):
+            self._error(key_loc, f'{node_type.name} takes {node_type.describe_children()}, '
+                        f'got {count}', path)
+        return NodeSpec(type=node_type.name, name=display, params=values,
+                        children=child_specs, loc=key_loc, path=path)
+
+    # ---- parameters ------------------------------------------------------------------
+
+    def _params(self, node_type: NodeType, entries: Iterable[tuple[YScalar, YNode]],
+                node_loc: SourceLocation, path: str) -> dict[str, Value]:
+        values: dict[str, Value] = {}
+        is_subtree = node_type.category is Category.SUBTREE
+        for key, node in entries:
+            name = key.value
+            param = node_type.param(name)
+            if param is None:
+                if is_subtree and _IDENTIFIER.match(name):
+                    # arguments to the called tree; checked against its params later
+                    value = self._value(node, path, allow_dynamic=True,
+                                        what=f"argument '{name}'")
+                    if value is not None:
+                        values[name] = value
+                    continue
+                expected = ', '.join(node_type.param_names()) or 'none'
+                self._error(key.loc, f"unknown parameter '{name}' for {node_type.name}"
+                            f'{hint(name, node_type.param_names())} (expected: {expected})',
+                            path)
+                continue
+            value = self._param_value(param, node, path)
+            if value is not None:
+                values[name] = value
+        for param in node_type.params:
+            if param.required and param.name not in values and not any(
+                    k.value == param.name for k, _ in entries):
+                self._error(node_loc, f"{node_type.name} needs parameter '{param.name}' "
+                            f'({param.describe_type()}: {param.doc})', path)
+        return values
+
+    def _param_value(self, param: Param, node: YNode, path: str) -> Optional[Value]:
+        what = f"parameter '{param.name}'"
+        if param.type is ParamType.EXPRESSION:
+            if isinstance(node, YScalar) and isinstance(node.value, bool):
+                return Value(Dynamic(parse_expression('true' if node.value else 'false'),
+                                     node.loc, str(node.value).lower()), node.loc)
+            if not isinstance(node, YScalar) or not isinstance(node.value, str):
+                self._error(node.loc, f'{what} must be an expression string, got {node.kind}',
+                            path)
+                return None
+            text = node.value
+            if text.startswith('${') and text.endswith('}'):
+                inner, offset = text[2:-1], 2
+            elif _REFERENCE.match(text):
+                inner, offset = text[1:], 1
+            else:
+                inner, offset = text, 0
+            dynamic = self._expression(inner, node, path, offset)
+            return Value(dynamic, node.loc) if dynamic else None
+        value = self._value(node, path, allow_dynamic=True, what=what)
+        if value is None:
+            return None
+        if not value.is_static:
+            if not param.dynamic:
+                outside = value.names() - self._tree_param_names
+                if outside:
+                    self._error(node.loc, f'{what} must be known when the tree is built: '
+                                'use a literal or a tree parameter, not the blackboard '
+                                f"value '{sorted(outside)[0]}'", path)
+                    return None
+            return value
+        problem = check_type(param, value.data)
+        if problem:
+            self._error(node.loc, f'{what}: {problem}', path)
+            return None
+        return value
+
+    def _expression(self, text: str, node: YScalar, path: str,
+                    offset: int) -> Optional[Dynamic]:
+        try:
+            expression = parse_expression(text)
+        except ExpressionError as error:
+            column_shift = offset + (1 if node.quoted else 0) + error.column - 1
+            self._error(node.loc.shifted(column_shift),
+                        f"bad expression '{text}': {error.message}", path)
+            return None
+        return Dynamic(expression, node.loc, node.value)
+
+    def _value(self, node: YNode, path: str, *, allow_dynamic: bool,
+               what: str) -> Optional[Value]:
+        ok = True
+
+        def convert(item: YNode) -> Any:
+            nonlocal ok
+            if isinstance(item, YMap):
+                return {key.value: convert(value) for key, value in item.entries}
+            if isinstance(item, YSeq):
+                return [convert(value) for value in item]
+            assert isinstance(item, YScalar)
+            text = item.value
+            if not isinstance(text, str) or not text.startswith('$'):
+                return text
+            if text.startswith('$$'):
+                return text[1:]
+            if not allow_dynamic:
+                self._error(item.loc, f'{what} must be a literal, not a blackboard '
+                            f"reference or expression ('{text}'); write '$$' for a "
+                            "literal '$'", path)
+                ok = False
+                return None
+            if text.startswith('${') and text.endswith('}'):
+                dynamic = self._expression(text[2:-1], item, path, 2)
+            elif _REFERENCE.match(text):
+                dynamic = self._expression(text[1:], item, path, 1)
+            else:
+                self._error(item.loc, f"bad reference '{text}': expected a blackboard "
+                            'reference like $battery.percentage or an expression like '
+                            "${battery.percentage * 100} (write '$$' for a literal '$')",
+                            path)
+                dynamic = None
+            if dynamic is None:
+                ok = False
+            return dynamic
+
+        data = convert(node)
+        return Value(data, node.loc) if ok else None
+
+    # ---- whole-document checks -------------------------------------------------------------
+
+    def _check_document(self, document: Document) -> None:
+        if not document.trees:
+            self._error(SourceLocation(document.path), 'no trees defined')
+            return
+        if document.main is not None and document.main not in document.trees:
+            self._error(getattr(self, '_main_loc', SourceLocation(document.path)),
+                        f"main tree '{document.main}' is not defined"
+                        f"{hint(document.main, list(document.trees))} "
+                        f"(trees: {', '.join(sorted(document.trees))})")
+        calls: dict[str, list[tuple[str, NodeSpec]]] = {}
+        for tree in document.trees.values():
+            for node in tree.root.walk():
+                if self.registry.get(node.type).category is not Category.SUBTREE:
+                    continue
+                target = node.params.get('tree')
+                if target is None or not target.is_static:
+                    continue
+                called = document.trees.get(target.data)
+                if called is None:
+                    self._error(target.loc, f"unknown tree '{target.data}'"
+                                f'{hint(str(target.data), list(document.trees))} '
+                                f"(trees: {', '.join(sorted(document.trees))})", node.path)
+                    continue
+                calls.setdefault(tree.name, []).append((called.name, node))
+                self._check_arguments(node, called)
+        self._check_recursion(document, calls)
+
+    def _check_arguments(self, node: NodeSpec, called: TreeSpec) -> None:
+        reserved = {p.name for p in self.registry.get(node.type).params}
+        for name, value in node.params.items():
+            if name in reserved:
+                continue
+            if name not in called.params:
+                expected = ', '.join(called.params) or 'none'
+                self._error(value.loc, f"tree '{called.name}' has no parameter '{name}'"
+                            f'{hint(name, list(called.params))} (parameters: {expected})',
+                            node.path)
+        for name, default in called.params.items():
+            if default is None and name not in node.params:
+                self._error(node.loc, f"tree '{called.name}' needs argument '{name}' "
+                            f'(declared at {called.loc})', node.path)
+
+    def _check_recursion(self, document: Document,
+                         calls: dict[str, list[tuple[str, NodeSpec]]]) -> None:
+        """Report every subtree cycle once, at the call that closes it (iterative DFS)."""
+        done: set[str] = set()
+        for start in document.trees:
+            if start in done:
+                continue
+            route = [start]
+            on_route = {start}
+            iterators = [iter(calls.get(start, []))]
+            while iterators:
+                step = next(iterators[-1], None)
+                if step is None:
+                    iterators.pop()
+                    finished = route.pop()
+                    done.add(finished)
+                    on_route.discard(finished)
+                    continue
+                target, node = step
+                if target in on_route:
+                    cycle = route[route.index(target):] + [target]
+                    self._error(node.loc, f"subtree recursion: {' -> '.join(cycle)}",
+                                node.path)
+                elif target not in done:
+                    route.append(target)
+                    on_route.add(target)
+                    iterators.append(iter(calls.get(target, [])))
+
+
+def check_type(param: Param, data: Any) -> Optional[str]:
+    """Check a static value against a parameter spec; return a problem or None."""
+    kind = param.type
+    expected = None
+    if kind is ParamType.BOOL and not isinstance(data, bool):
+        expected = 'true or false'
+    elif kind is ParamType.INT and (isinstance(data, bool) or not isinstance(data, int)):
+        expected = 'an integer'
+    elif kind is ParamType.FLOAT and (isinstance(data, bool)
+                                      or not isinstance(data, (int, float))):
+        expected = 'a number'
+    elif kind in (ParamType.STRING, ParamType.ENUM, ParamType.KEY,
+                  ParamType.INTERFACE) and not isinstance(data, str):
+        expected = 'a string'
+    elif kind is ParamType.LIST and not isinstance(data, list):
+        expected = 'a list'
+    elif kind is ParamType.MAPPING and not isinstance(data, dict):
+        expected = 'a mapping'
+    if expected:
+        return f'expected {expected}, got {yaml_source.describe(data)}'
+    if kind in (ParamType.INT, ParamType.FLOAT):
+        if param.minimum is not None and data < param.minimum:
+            return f'expected a value >= {param.minimum:g}, got {data}'
+        if param.maximum is not None and data > param.maximum:
+            return f'expected a value <= {param.maximum:g}, got {data}'
+        if kind is ParamType.FLOAT and data != data:
+            return 'expected a number, got NaN'
+    if kind is ParamType.ENUM and data not in param.choices:
+        return (f"expected one of {', '.join(param.choices)}, got '{data}'"
+                f'{hint(data, param.choices)}')
+    if kind is ParamType.KEY and not _KEY.match(data):
+        return f"expected a blackboard key (identifier, dots for fields), got '{data}'"
+    if kind is ParamType.INTERFACE and not _INTERFACE.match(data):
+        return (f"expected a ROS interface type like 'sensor_msgs/msg/BatteryState', "
+                f"got '{data}'")
+    return None
+
+
+def _child_path(parent: str, name: str, siblings: dict[str, int]) -> str:
+    count = siblings.get(name, 0) + 1
+    siblings[name] = count
+    segment = name.replace('/', '\u2215')
+    if count > 1:
+        segment = f'{segment}#{count}'
+    return f'{parent}/{segment}' if parent else segment
+
+
+def _short_form_help(node_type: NodeType) -> str:
+    if node_type.category is Category.COMPOSITE:
+        return 'a list of children (or a mapping of parameters with children)'
+    if node_type.category is Category.DECORATOR:
+        return 'a mapping with its child node (and parameters)'
+    return 'a mapping of parameters'
+
+
+def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[str] = set()
+    result = []
+    for diagnostic in diagnostics:
+        text = str(diagnostic)
+        if text not in seen:
+            seen.add(text)
+            result.append(diagnostic)
+    return result
+
+
+def load(path: str, registry: Optional[Registry] = None) -> Document:
+    """Load and validate a tree file with the default node catalogue.
+
+    Raises:
+        TreeError: with every problem found in the file and its includes.
+    """
+    if registry is None:
+        from bt_executive.nodes import default_registry
+        registry = default_registry()
+    return Loader(registry).load(path)

@@ -1,0 +1,132 @@
+"""Text renderings of trees: the spec as written, and a built tree with statuses."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional
+
+import py_trees
+from py_trees.common import Status
+
+from bt_executive.registry import Registry
+from bt_executive.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+
+STATUS_MARK = {
+    Status.SUCCESS: '\u2714',  # heavy check mark
+    Status.FAILURE: '\u2718',  # heavy ballot x
+    Status.RUNNING: '\u25b6',  # play
+    Status.INVALID: '\u00b7',  # middle dot
+}
+ASCII_STATUS_MARK = {Status.SUCCESS: '+', Status.FAILURE: 'x', Status.RUNNING: '>',
+                     Status.INVALID: '-'}
+_UNICODE_BRANCHES = ('\u251c\u2500 ', '\u2514\u2500 ', '\u2502  ', '   ')
+_ASCII_BRANCHES = ('|- ', '`- ', '|  ', '   ')
+
+
+def format_data(data: Any, *, limit: int = 60) -> str:
+    """Render a parameter value compactly ($refs and ${exprs} as written)."""
+    if isinstance(data, Dynamic):
+        text = data.text
+    elif isinstance(data, dict):
+        text = '{' + ', '.join(f'{k}: {format_data(v, limit=limit)}'
+                               for k, v in data.items()) + '}'
+    elif isinstance(data, list):
+        text = '[' + ', '.join(format_data(v, limit=limit) for v in data) + ']'
+    elif isinstance(data, str):
+        text = data
+    elif data is None:
+        text = 'null'
+    elif isinstance(data, bool):
+        text = 'true' if data else 'false'
+    else:
+        text = repr(data)
+    return text if len(text) <= limit else text[:limit - 1] + '\u2026'
+
+
+def describe_node(spec: NodeSpec, registry: Registry) -> str:
+    """Render one node as ``Type "name"  primary  key=value ...``."""
+    node_type = registry.get(spec.type)
+    head = spec.type if spec.name == spec.type else f'{spec.type} "{spec.name}"'
+    parts = [head]
+    params: dict[str, Value] = dict(spec.params)
+    primary = node_type.primary if node_type else None
+    if primary and primary in params:
+        value = params.pop(primary)
+        text = format_data(value.data)
+        parts.append(f'\u2192 {text}' if spec.type == 'Subtree' else text)
+    for key, value in params.items():
+        parts.append(f'{key}={format_data(value.data, limit=40)}')
+    if node_type is not None and node_type.ros:
+        parts.append('[ros]')
+    return '  '.join(parts)
+
+
+def _branches(ascii_only: bool) -> tuple[str, str, str, str]:
+    return _ASCII_BRANCHES if ascii_only else _UNICODE_BRANCHES
+
+
+def render_spec(tree: TreeSpec, registry: Registry, *, ascii_only: bool = False) -> str:
+    """Render a tree as written, one node per line."""
+    tee, last, pipe, blank = _branches(ascii_only)
+    header = tree.name
+    if tree.params:
+        header += '(' + ', '.join(
+            name if value is None else f'{name}={format_data(value.data, limit=30)}'
+            for name, value in tree.params.items()) + ')'
+    lines = [f'{header}  [{tree.loc}]']
+
+    def walk(node: NodeSpec, prefix: str, is_last: bool) -> None:
+        lines.append(prefix + (last if is_last else tee) + describe_node(node, registry))
+        child_prefix = prefix + (blank if is_last else pipe)
+        for index, child in enumerate(node.children):
+            walk(child, child_prefix, index == len(node.children) - 1)
+
+    walk(tree.root, '', True)
+    return '\n'.join(lines)
+
+
+def render_document(document: Document, registry: Registry, *,
+                    tree: Optional[str] = None, ascii_only: bool = False) -> str:
+    """Render the chosen tree, or every tree (main first) when ``tree`` is None."""
+    if tree is not None:
+        return render_spec(document.tree(tree), registry, ascii_only=ascii_only)
+    names = list(document.trees)
+    if document.main in names:
+        names.remove(document.main)
+        names.insert(0, document.main)
+    return '\n\n'.join(render_spec(document.trees[name], registry, ascii_only=ascii_only)
+                       for name in names)
+
+
+def render_status(root: py_trees.behaviour.Behaviour, *, ascii_only: bool = False,
+                  stubs: Iterable[str] = ()) -> str:
+    """Render a built tree with each node's status mark and feedback."""
+    tee, last, pipe, blank = _branches(ascii_only)
+    marks = ASCII_STATUS_MARK if ascii_only else STATUS_MARK
+    stub_types = set(stubs)
+    lines: list[str] = []
+
+    def label(node: py_trees.behaviour.Behaviour) -> str:
+        node_type = getattr(node, 'bt_type', type(node).__name__)
+        text = node_type if node.name == node_type else f'{node_type} "{node.name}"'
+        text = f'{marks[node.status]} {text}'
+        if node_type in stub_types:
+            text += ' (stub)'
+        if node.feedback_message and node.status is not Status.INVALID:
+            text += f' \u2014 {node.feedback_message}' if not ascii_only \
+                else f' -- {node.feedback_message}'
+        return text
+
+    def walk(node: py_trees.behaviour.Behaviour, prefix: str, is_last: bool,
+             top: bool) -> None:
+        if top:
+            lines.append(label(node))
+            child_prefix = ''
+        else:
+            lines.append(prefix + (last if is_last else tee) + label(node))
+            child_prefix = prefix + (blank if is_last else pipe)
+        children = list(node.children)
+        for index, child in enumerate(children):
+            walk(child, child_prefix, index == len(children) - 1, False)
+
+    walk(root, '', True, True)
+    return '\n'.join(lines)

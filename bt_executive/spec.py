@@ -1,0 +1,187 @@
+"""The typed tree specification that the loader produces and the builder consumes.
+
+Plain data with a source location on everything; no py_trees and no ROS here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Iterator, Mapping, Optional
+
+from bt_executive.errors import SourceLocation, TreeError
+from bt_executive.expressions import EvaluationError, Expression
+
+
+@dataclasses.dataclass(frozen=True)
+class Dynamic:
+    """A value computed while the tree runs: a blackboard reference or an expression.
+
+    Attributes:
+        expression: the parsed expression (a reference ``$a.b`` parses to ``a.b``)
+        loc: where it is written
+        text: the text as written in YAML (``$a.b`` or ``${...}``)
+    """
+
+    expression: Expression
+    loc: SourceLocation
+    text: str
+
+    def substitute(self, bindings: Mapping[str, Expression]) -> 'Dynamic':
+        """Replace subtree parameter names by the caller's arguments."""
+        if not bindings or not (self.expression.names & bindings.keys()):
+            return self
+        return dataclasses.replace(self, expression=self.expression.substitute(bindings))
+
+
+@dataclasses.dataclass(frozen=True)
+class Value:
+    """A parameter value as written: plain data that may hold :class:`Dynamic` leaves."""
+
+    data: Any
+    loc: SourceLocation
+
+    @property
+    def is_static(self) -> bool:
+        """Tell whether the value holds no dynamic part."""
+        return next(iter(_dynamics(self.data)), None) is None
+
+    def dynamics(self) -> list[Dynamic]:
+        """Return every dynamic part, depth first."""
+        return list(_dynamics(self.data))
+
+    def names(self) -> frozenset[str]:
+        """Return the blackboard names the dynamic parts read."""
+        names: set[str] = set()
+        for dynamic in _dynamics(self.data):
+            names |= dynamic.expression.names
+        return frozenset(names)
+
+    def substitute(self, bindings: Mapping[str, Expression]) -> 'Value':
+        """Replace subtree parameter names in every dynamic part."""
+        if not bindings:
+            return self
+        return dataclasses.replace(self, data=_map_dynamic(
+            self.data, lambda dynamic: dynamic.substitute(bindings)))
+
+    def fold_constants(self) -> 'Value':
+        """Evaluate dynamic parts that read nothing (e.g. substituted literals)."""
+        def fold(dynamic: Dynamic) -> Any:
+            if dynamic.expression.is_constant:
+                return dynamic.expression.evaluate(_no_lookup)
+            return dynamic
+        return dataclasses.replace(self, data=_map_dynamic(self.data, fold))
+
+    def resolve(self, lookup: Callable[[str], Any]) -> Any:
+        """Evaluate every dynamic part against ``lookup``.
+
+        Raises:
+            EvaluationError: if a dynamic part cannot be evaluated.
+        """
+        return _map_dynamic(self.data, lambda dynamic: dynamic.expression.evaluate(lookup))
+
+
+def _no_lookup(name: str) -> Any:
+    raise KeyError(name)
+
+
+def _dynamics(data: Any) -> Iterator[Dynamic]:
+    if isinstance(data, Dynamic):
+        yield data
+    elif isinstance(data, dict):
+        for item in data.values():
+            yield from _dynamics(item)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _dynamics(item)
+
+
+def _map_dynamic(data: Any, function: Callable[[Dynamic], Any]) -> Any:
+    if isinstance(data, Dynamic):
+        return function(data)
+    if isinstance(data, dict):
+        return {key: _map_dynamic(item, function) for key, item in data.items()}
+    if isinstance(data, list):
+        return [_map_dynamic(item, function) for item in data]
+    return data
+
+
+@dataclasses.dataclass
+class NodeSpec:
+    """One node of a tree as written.
+
+    Attributes:
+        type: the canonical node type name
+        name: the node's name (defaults to the type name)
+        params: parameter values as written (defaults are not filled in here)
+        children: child nodes in order
+        loc: where the node starts
+        path: the node path used in messages and as a stable id, e.g. ``Patrol/root/dock``
+    """
+
+    type: str
+    name: str
+    params: dict[str, Value]
+    children: list['NodeSpec']
+    loc: SourceLocation
+    path: str
+
+    def walk(self) -> Iterator['NodeSpec']:
+        """Yield this node and all descendants, depth first."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclasses.dataclass
+class TreeSpec:
+    """A named tree: its parameters (with defaults) and its root node."""
+
+    name: str
+    root: NodeSpec
+    loc: SourceLocation
+    params: dict[str, Optional[Value]] = dataclasses.field(default_factory=dict)
+    doc: str = ''
+
+    @property
+    def file(self) -> str:
+        """Return the file the tree is defined in."""
+        return self.loc.file
+
+
+@dataclasses.dataclass
+class Document:
+    """Everything loaded from one tree file and its includes."""
+
+    path: str
+    trees: dict[str, TreeSpec]
+    main: Optional[str] = None
+    blackboard: dict[str, Value] = dataclasses.field(default_factory=dict)
+    #: Extra top-level sections (e.g. ``subscriptions``) for the ROS layer, by file.
+    sections: dict[str, list[Any]] = dataclasses.field(default_factory=dict)
+    files: list[str] = dataclasses.field(default_factory=list)
+
+    def tree(self, name: Optional[str] = None) -> TreeSpec:
+        """Return the named tree, or the main tree when ``name`` is None.
+
+        Raises:
+            TreeError: if there is no such tree.
+        """
+        from bt_executive.registry import hint  # local: keeps spec free of cycles
+        wanted = name or self.main
+        if wanted is None:
+            if len(self.trees) == 1:
+                return next(iter(self.trees.values()))
+            raise TreeError.single(
+                SourceLocation(self.path),
+                "the file defines several trees and no 'main'; choose one with "
+                f"--tree ({', '.join(sorted(self.trees))})")
+        tree = self.trees.get(wanted)
+        if tree is None:
+            raise TreeError.single(
+                SourceLocation(self.path),
+                f"no tree named '{wanted}'{hint(wanted, list(self.trees))} "
+                f"(trees: {', '.join(sorted(self.trees)) or 'none'})")
+        return tree
+
+
+__all__ = ['Document', 'Dynamic', 'EvaluationError', 'NodeSpec', 'TreeSpec', 'Value']

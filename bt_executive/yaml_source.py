@@ -1,0 +1,298 @@
+"""Read YAML into located nodes, safely: bounded size, depth and alias expansion.
+
+PyYAML's composer gives every node a start mark; this module turns its node graph
+into small immutable classes (``YScalar``, ``YMap``, ``YSeq``) that keep a
+:class:`~bt_executive.errors.SourceLocation` for every value, so that every later
+error can name file, line and column. Hostile input (binary, huge files, alias
+bombs, absurd nesting, duplicate keys) becomes a one-line :class:`TreeError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterator, Optional, Union
+
+import yaml
+
+from bt_executive.errors import Diagnostic, SourceLocation, TreeError
+
+#: Largest tree file accepted, in bytes.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+#: Deepest nesting of YAML collections accepted.
+MAX_DEPTH = 100
+#: Most YAML nodes visited while expanding one document (counts alias re-use).
+MAX_NODES = 200_000
+#: Longest scalar accepted, in characters.
+MAX_SCALAR_CHARS = 64 * 1024
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class YNode:
+    """A YAML value with the location where it starts."""
+
+    loc: SourceLocation
+
+    def plain(self) -> Any:
+        """Return the value as plain Python data (dicts, lists, scalars)."""
+        raise NotImplementedError
+
+    @property
+    def kind(self) -> str:
+        """Describe the kind of value for error messages."""
+        raise NotImplementedError
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class YScalar(YNode):
+    """A scalar: string, number, bool or null."""
+
+    value: Any = None
+    quoted: bool = False
+
+    def plain(self) -> Any:
+        """Return the scalar value."""
+        return self.value
+
+    @property
+    def kind(self) -> str:
+        """Describe the scalar's type."""
+        return describe(self.value)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class YSeq(YNode):
+    """A sequence of located values."""
+
+    items: tuple[YNode, ...] = ()
+
+    def plain(self) -> list[Any]:
+        """Return the items as a list of plain values."""
+        return [item.plain() for item in self.items]
+
+    @property
+    def kind(self) -> str:
+        """Describe the value as a list."""
+        return 'a list'
+
+    def __iter__(self) -> Iterator[YNode]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class YMap(YNode):
+    """A mapping with string keys, in document order; keys keep their locations."""
+
+    entries: tuple[tuple[YScalar, YNode], ...] = ()
+
+    def plain(self) -> dict[str, Any]:
+        """Return the mapping as a plain dict."""
+        return {key.value: value.plain() for key, value in self.entries}
+
+    @property
+    def kind(self) -> str:
+        """Describe the value as a mapping."""
+        return 'a mapping'
+
+    def keys(self) -> list[str]:
+        """Return the keys in document order."""
+        return [key.value for key, _ in self.entries]
+
+    def get(self, key: str) -> Optional[YNode]:
+        """Return the value for ``key`` or None."""
+        for k, value in self.entries:
+            if k.value == key:
+                return value
+        return None
+
+    def key_node(self, key: str) -> Optional[YScalar]:
+        """Return the located key scalar for ``key`` or None."""
+        for k, _ in self.entries:
+            if k.value == key:
+                return k
+        return None
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+YValue = Union[YScalar, YSeq, YMap]
+
+
+def describe(value: Any) -> str:
+    """Name the type of a plain value for error messages ('a string', 'a number', ...)."""
+    if value is None:
+        return 'null'
+    if isinstance(value, bool):
+        return 'a boolean'
+    if isinstance(value, int):
+        return 'an integer'
+    if isinstance(value, float):
+        return 'a number'
+    if isinstance(value, str):
+        return 'a string'
+    if isinstance(value, (list, tuple)):
+        return 'a list'
+    if isinstance(value, dict):
+        return 'a mapping'
+    return type(value).__name__
+
+
+def _location(file: str, mark: Any) -> SourceLocation:
+    if mark is None:
+        return SourceLocation(file)
+    return SourceLocation(file, mark.line + 1, mark.column + 1)
+
+
+class _Expander:
+    """Convert a composed PyYAML node graph into located values within budgets."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.visited = 0
+        self.errors: list[Diagnostic] = []
+        self._constructor = yaml.SafeLoader('')
+
+    def convert(self, node: yaml.Node, depth: int = 0) -> YNode:
+        self.visited += 1
+        if self.visited > MAX_NODES:
+            raise TreeError.single(
+                _location(self.file, node.start_mark),
+                f'document expands to more than {MAX_NODES} values '
+                '(YAML aliases used as a bomb?)')
+        if depth > MAX_DEPTH:
+            raise TreeError.single(_location(self.file, node.start_mark),
+                                   f'nesting deeper than {MAX_DEPTH} levels')
+        loc = _location(self.file, node.start_mark)
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node, loc)
+        if isinstance(node, yaml.SequenceNode):
+            return YSeq(loc, tuple(self.convert(child, depth + 1) for child in node.value))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, loc, depth)
+        raise TreeError.single(loc, f'unsupported YAML node {type(node).__name__}')
+
+    def _scalar(self, node: yaml.ScalarNode, loc: SourceLocation) -> YScalar:
+        if len(node.value) > MAX_SCALAR_CHARS:
+            raise TreeError.single(
+                loc, f'scalar of {len(node.value)} characters is longer than '
+                f'{MAX_SCALAR_CHARS}')
+        if node.tag not in _SAFE_SCALAR_TAGS:
+            raise TreeError.single(loc, f'unsupported YAML tag {node.tag!r}')
+        try:
+            value = self._constructor.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            raise TreeError.single(loc, f'bad scalar {node.value[:40]!r}: {exc}') from None
+        if not isinstance(value, (str, int, float, bool)) and value is not None:
+            # timestamps, binary: keep the source text, trees have no use for those types
+            value = node.value
+        return YScalar(loc, value, quoted=node.style in ('"', "'"))
+
+    def _mapping(self, node: yaml.MappingNode, loc: SourceLocation, depth: int) -> YMap:
+        entries: list[tuple[YScalar, YNode]] = []
+        seen: dict[str, SourceLocation] = {}
+        for key_node, value_node in node.value:
+            key = self.convert(key_node, depth + 1)
+            if not isinstance(key, YScalar) or isinstance(key.value, (list, dict)):
+                raise TreeError.single(key.loc, 'mapping keys must be plain scalars')
+            if key_node.tag == 'tag:yaml.org,2002:merge':
+                raise TreeError.single(key.loc, "YAML merge keys ('<<') are not supported")
+            text = key.value if isinstance(key.value, str) else str(key.value)
+            key = YScalar(key.loc, text, key.quoted)
+            if text in seen:
+                self.errors.append(Diagnostic(
+                    key.loc, f"duplicate key '{text}' (first at line {seen[text].line})"))
+                continue
+            seen[text] = key.loc
+            entries.append((key, self.convert(value_node, depth + 1)))
+        return YMap(loc, tuple(entries))
+
+
+_SAFE_SCALAR_TAGS = frozenset({
+    'tag:yaml.org,2002:str', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float',
+    'tag:yaml.org,2002:bool', 'tag:yaml.org,2002:null', 'tag:yaml.org,2002:timestamp',
+    'tag:yaml.org,2002:merge',
+})
+
+
+def _check_depth(text: str, file: str) -> None:
+    """Reject absurd nesting with the event stream, before the recursive composer runs."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise TreeError.single(_location(file, event.start_mark),
+                                       f'nesting deeper than {MAX_DEPTH} levels')
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
+def decode(data: bytes, file: str) -> str:
+    """Decode file bytes as UTF-8 text, rejecting binary and oversize input."""
+    if len(data) > MAX_FILE_BYTES:
+        raise TreeError.single(SourceLocation(file),
+                               f'file is {len(data)} bytes, larger than the '
+                               f'{MAX_FILE_BYTES} byte limit for tree files')
+    if b'\x00' in data:
+        raise TreeError.single(SourceLocation(file), 'file is binary (contains NUL bytes), '
+                               'expected YAML text')
+    try:
+        text = data.decode('utf-8-sig')
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b'\n') + 1
+        raise TreeError.single(SourceLocation(file, line, 1),
+                               f'invalid UTF-8 at byte {exc.start}, expected YAML text') from None
+    return text
+
+
+def load_text(text: str, file: str) -> Optional[YNode]:
+    """Parse one YAML document into located values; None for an empty document.
+
+    Raises:
+        TreeError: on any syntax error, hostile structure or duplicate key.
+    """
+    try:
+        _check_depth(text, file)
+        composed = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or 'invalid YAML'
+        context = f' ({exc.context})' if exc.context and exc.problem else ''
+        raise TreeError.single(_location(file, mark),
+                               f'YAML syntax error: {problem}{context}') from None
+    except yaml.YAMLError as exc:
+        raise TreeError.single(SourceLocation(file),
+                               f'YAML error: {str(exc).splitlines()[0]}') from None
+    except RecursionError:
+        raise TreeError.single(SourceLocation(file),
+                               f'nesting deeper than {MAX_DEPTH} levels') from None
+    if composed is None:
+        return None
+    expander = _Expander(file)
+    try:
+        result = expander.convert(composed)
+    except RecursionError:
+        raise TreeError.single(SourceLocation(file),
+                               f'nesting deeper than {MAX_DEPTH} levels') from None
+    if expander.errors:
+        raise TreeError(expander.errors)
+    return result
+
+
+def load_file(path: str, *, display_name: Optional[str] = None) -> Optional[YNode]:
+    """Read and parse a YAML file; the error locations use ``display_name`` or ``path``."""
+    name = display_name or path
+    try:
+        with open(path, 'rb') as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise TreeError.single(SourceLocation(name), 'file not found') from None
+    except IsADirectoryError:
+        raise TreeError.single(SourceLocation(name), 'is a directory, expected a YAML file') \
+            from None
+    except OSError as exc:
+        raise TreeError.single(SourceLocation(name), f'cannot read: {exc.strerror}') from None
+    return load_text(decode(data, name), name)

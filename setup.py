@@ -1,0 +1,34 @@
+"""Package setup for bt_executive (ament_python layout, also pip-installable)."""
+
+from glob import glob
+import os
+
+from setuptools import find_packages, setup
+
+package_name = 'bt_executive'
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*', 'bench']),
+    package_data={package_name: ['py.typed', 'web/*', 'schema/*.json']},
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+        (os.path.join('share', package_name, 'launch'), glob('launch/*.launch.py')),
+        (os.path.join('share', package_name, 'config'), glob('config/*.yaml')),
+    ],
+    install_requires=['setuptools', 'py_trees', 'pyyaml'],
+    zip_safe=True,
+    maintainer='bt_executive developers',
+    maintainer_email='bt-executive@example.org',
+    description='A ROS 2 behaviour-tree executive: YAML trees, ROS leaves, live snapshots.',
+    license='Apache-2.0',
+    tests_require=['pytest'],
+    python_requires='>=3.10',
+    entry_points={
+        'console_scripts': [
+            'bt-executive = bt_executive.cli:main',
+        ],
+    },
+)
