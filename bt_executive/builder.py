@@ -144,6 +144,7 @@ class Builder:
     def __init__(self, context: BuildContext):
         self.context = context
         self.errors: list[Diagnostic] = []
+        self._calls: list[SourceLocation] = []
 
     def build(self, tree_name: Optional[str] = None) -> py_trees.behaviour.Behaviour:
         """Build the named (or main) tree and return its root behaviour.
@@ -186,23 +187,25 @@ class Builder:
         node_type = self.context.registry.get(spec.type)
         path = f'{prefix}/{spec.path}' if prefix else spec.path
         values: dict[str, Value] = {}
+        errors_before = len(self.errors)
         for name, value in spec.params.items():
             resolved = value.substitute(bindings)
             param = node_type.param(name)
-            if param is not None and not resolved.is_static:
-                resolved = resolved.fold_constants() if _foldable(resolved) else resolved
-                if not param.dynamic and param.type is not ParamType.EXPRESSION:
-                    if not resolved.is_static:
-                        self.errors.append(Diagnostic(
-                            value.loc, f"parameter '{name}' must be known when the tree is "
-                            'built, but the tree argument reads the blackboard', path))
-                        continue
-                    problem = check_type(param, resolved.data)
-                    if problem:
-                        self.errors.append(Diagnostic(value.loc, f"parameter '{name}': "
-                                                      f'{problem}', path))
-                        continue
+            if param is not None and not resolved.is_static and _foldable(resolved):
+                resolved = resolved.fold_constants()
+            if param is not None and param.type is not ParamType.EXPRESSION \
+                    and resolved is not value:
+                if not resolved.is_static and not param.dynamic:
+                    self._fail(value, f"parameter '{name}' must be known when the tree is "
+                               'built, but the tree argument reads the blackboard', path)
+                    continue
+                problem = check_type(param, resolved.data) if resolved.is_static else None
+                if problem:
+                    self._fail(value, f"parameter '{name}': {problem}", path)
+                    continue
             values[name] = resolved
+        if len(self.errors) > errors_before:
+            return None
         if node_type.category is Category.SUBTREE:
             return self._subtree(spec, node_type, values, bindings, path, depth)
         children = []
@@ -215,11 +218,16 @@ class Builder:
         params = Params(node_type, values, self.context.lookup)
         try:
             behaviour = node_type.factory(self.context, spec.name, params, children)
-        except (ValueError, TypeError) as error:
+        except Exception as error:  # noqa: B902 - a factory must never crash loading
             self.errors.append(Diagnostic(spec.loc, f'cannot build {spec.type}: {error}',
                                           path))
             return None
         return self._register(behaviour, path, spec)
+
+    def _fail(self, value: Value, message: str, path: str) -> None:
+        """Record an error found after substituting tree arguments, naming the call."""
+        via = f' (argument from the call at {self._calls[-1]})' if self._calls else ''
+        self.errors.append(Diagnostic(value.loc, message + via, path))
 
     def _subtree(self, spec: NodeSpec, node_type: NodeType, values: dict[str, Value],
                  bindings: Mapping[str, Expression], path: str,
@@ -232,7 +240,11 @@ class Builder:
         tree = self.context.document.tree(values['tree'].data)
         arguments = {k: v for k, v in values.items() if k not in reserved}
         inner = self._bindings(tree, arguments, spec, {}, path)
-        child = self._node(tree.root, inner, prefix=path, depth=depth + 1)
+        self._calls.append(spec.loc)
+        try:
+            child = self._node(tree.root, inner, prefix=path, depth=depth + 1)
+        finally:
+            self._calls.pop()
         if child is None:
             return None
         return self._register(SubtreeBehaviour(spec.name, child, tree=tree.name), path, spec)

@@ -53,7 +53,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             registry, document = _load(path)
-            for name in ([args.tree] if args.tree else document.trees):
+            for name in ([args.tree] if args.tree else buildable_trees(document)):
                 _build(registry, document, name)
         except TreeError as error:
             _print_errors(error, path)
@@ -65,6 +65,32 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f'{path}: ok ({trees} tree{"s" if trees != 1 else ""}, {nodes} nodes{main})')
     return EXIT_INVALID if failed else EXIT_OK
+
+
+def buildable_trees(document) -> list[str]:
+    """Return the trees to build when validating: main, plus trees main never calls.
+
+    Trees with required parameters are only built through their callers.
+    """
+    names = []
+    if document.main is not None:
+        names.append(document.main)
+    reached = set()
+    if names:
+        pending = [document.trees[document.main]]
+        while pending:
+            tree = pending.pop()
+            for node in tree.root.walk():
+                target = node.params.get('tree') if node.type == 'Subtree' else None
+                if target is not None and target.data not in reached \
+                        and target.data in document.trees:
+                    reached.add(target.data)
+                    pending.append(document.trees[target.data])
+    for name, tree in document.trees.items():
+        if name not in names and name not in reached \
+                and all(value is not None for value in tree.params.values()):
+            names.append(name)
+    return names
 
 
 def _build(registry, document, tree_name, **context_args: Any):
@@ -154,7 +180,7 @@ def cmd_tick(args: argparse.Namespace) -> int:
             print(render_status(root, ascii_only=args.ascii, stubs=ros_types))
         request = termination_requested(root)
         if request is not None:
-            print(f'terminated by {request.node_name}: {request.status} '
+            print(f'terminated by {request.node_name}: {request.status.name.lower()} '
                   f'{request.reason}'.rstrip())
             break
         clock_time[0] += args.period

@@ -155,8 +155,10 @@ class Loader:
                         f'got {root.kind}')
             return
         known = CORE_SECTIONS + EXTRA_SECTIONS
+        unknown = False
         for key, value in root.entries:
             if key.value not in known:
+                unknown = True
                 self._error(key.loc, f"unknown top-level key '{key.value}'"
                             f"{hint(key.value, known)} (expected: {', '.join(known)})")
         main = root.get('main')
@@ -169,14 +171,16 @@ class Loader:
         include = root.get('include')
         if include is not None:
             for item in self._string_list(include, 'include'):
-                self._load_file(os.path.join(base_dir, item.value), document, stack=stack,
+                target = item.value if base_dir in ('', '.') or os.path.isabs(item.value) \
+                    else os.path.join(base_dir, item.value)
+                self._load_file(target, document, stack=stack,
                                 is_main=False, include_loc=item.loc)
         blackboard = root.get('blackboard')
         if blackboard is not None:
             self._load_blackboard(blackboard, document)
         trees = root.get('trees')
         if trees is None:
-            if is_main and include is None:
+            if is_main and include is None and not unknown:
                 self._error(root.loc, "no 'trees' section: expected a mapping of tree "
                             'names to trees')
         elif not isinstance(trees, YMap):

@@ -16,6 +16,9 @@ import yaml
 
 from bt_executive.errors import Diagnostic, SourceLocation, TreeError
 
+#: libyaml's parser when PyYAML was built with it (about 10x faster), else pure Python.
+_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+
 #: Largest tree file accepted, in bytes.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 #: Deepest nesting of YAML collections accepted.
@@ -168,6 +171,8 @@ class _Expander:
         loc = _location(self.file, node.start_mark)
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node, loc)
+        if node.tag not in _SAFE_TAGS:
+            raise TreeError.single(loc, f'unsupported YAML tag {node.tag!r}')
         if isinstance(node, yaml.SequenceNode):
             return YSeq(loc, tuple(self.convert(child, depth + 1) for child in node.value))
         if isinstance(node, yaml.MappingNode):
@@ -179,8 +184,6 @@ class _Expander:
             raise TreeError.single(
                 loc, f'scalar of {len(node.value)} characters is longer than '
                 f'{MAX_SCALAR_CHARS}')
-        if node.tag not in _SAFE_SCALAR_TAGS:
-            raise TreeError.single(loc, f'unsupported YAML tag {node.tag!r}')
         try:
             value = self._constructor.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, OverflowError) as exc:
@@ -215,12 +218,13 @@ _SAFE_SCALAR_TAGS = frozenset({
     'tag:yaml.org,2002:bool', 'tag:yaml.org,2002:null', 'tag:yaml.org,2002:timestamp',
     'tag:yaml.org,2002:merge',
 })
+_SAFE_TAGS = _SAFE_SCALAR_TAGS | {'tag:yaml.org,2002:seq', 'tag:yaml.org,2002:map'}
 
 
 def _check_depth(text: str, file: str) -> None:
     """Reject absurd nesting with the event stream, before the recursive composer runs."""
     depth = 0
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+    for event in yaml.parse(text, Loader=_LOADER):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
@@ -248,6 +252,13 @@ def decode(data: bytes, file: str) -> str:
     return text
 
 
+def _char_at(text: str, mark: Any) -> str:
+    lines = text.split('\n')
+    if 0 <= mark.line < len(lines) and 0 <= mark.column < len(lines[mark.line]):
+        return lines[mark.line][mark.column]
+    return ''
+
+
 def load_text(text: str, file: str) -> Optional[YNode]:
     """Parse one YAML document into located values; None for an empty document.
 
@@ -256,11 +267,13 @@ def load_text(text: str, file: str) -> Optional[YNode]:
     """
     try:
         _check_depth(text, file)
-        composed = yaml.compose(text, Loader=yaml.SafeLoader)
+        composed = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or 'invalid YAML'
         context = f' ({exc.context})' if exc.context and exc.problem else ''
+        if mark is not None and _char_at(text, mark) == '\t':
+            problem, context = 'a tab character; YAML indentation must use spaces', ''
         raise TreeError.single(_location(file, mark),
                                f'YAML syntax error: {problem}{context}') from None
     except yaml.YAMLError as exc:

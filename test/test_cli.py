@@ -1,0 +1,100 @@
+"""The offline command line: validate, show, nodes, tick (run as a real subprocess)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bt_executive.catalogue import catalogue_markdown
+from bt_executive.nodes import default_registry
+
+ROOT = os.path.join(os.path.dirname(__file__), '..')
+PATROL = os.path.join(ROOT, 'config', 'patrol.yaml')
+CORPUS = os.path.join(os.path.dirname(__file__), 'corpus', 'invalid')
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, '-m', 'bt_executive.cli', *args],
+                          capture_output=True, text=True, timeout=60, cwd=cwd)
+
+
+def test_validate_ok_exits_zero():
+    result = run('validate', PATROL)
+    assert result.returncode == 0, result.stderr
+    assert "ok (4 trees" in result.stdout and "main 'Patrol'" in result.stdout
+
+
+def test_validate_reports_all_errors_of_all_files_and_exits_one():
+    result = run('validate', '44_many_errors.yaml', '01_unknown_type.yaml', cwd=CORPUS)
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert '44_many_errors.yaml: 4 errors' in lines
+    assert '01_unknown_type.yaml: 1 error' in lines
+    assert sum(1 for line in lines if line.startswith('44_many_errors.yaml:')) == 5
+    assert 'Traceback' not in result.stderr
+
+
+def test_validate_missing_file():
+    result = run('validate', 'nope.yaml')
+    assert result.returncode == 1
+    assert 'nope.yaml: file not found' in result.stderr
+
+
+def test_show_prints_the_outline():
+    result = run('show', PATROL, '--tree', 'EmergencyStop')
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[1:] == [
+        '\u2514\u2500 Sequence',
+        '   \u251c\u2500 Condition "estop pressed"  estop',
+        '   \u251c\u2500 Publish "zero velocity"  topic=cmd_vel  '
+        'type=geometry_msgs/msg/Twist  [ros]',
+        '   \u2514\u2500 Running "hold while pressed"',
+    ]
+
+
+def test_nodes_lists_the_catalogue():
+    result = run('nodes')
+    assert result.returncode == 0
+    for name in ('Race', 'Marathon', 'ActiveSelector', 'Monitor', 'Filter', 'RandomSelector',
+                 'UntilSuccess', 'UntilFailure', 'Repeat', 'Retry', 'Limit', 'Delay',
+                 'Timeout', 'ForceSuccess', 'ForceFailure', 'Inverter', 'Wait', 'Log',
+                 'Terminate', 'SetBlackboard', 'Condition', 'IfThenElse', 'While',
+                 'Subtree', 'Action', 'Service', 'TopicCondition', 'Publish'):
+        assert f'\n  {name}' in result.stdout, name
+
+
+def test_docs_node_reference_is_generated_from_the_registry():
+    with open(os.path.join(ROOT, 'docs', 'nodes.md')) as stream:
+        assert stream.read() == catalogue_markdown(default_registry()), \
+            'docs/nodes.md is stale: run bt-executive nodes --markdown > docs/nodes.md'
+
+
+@pytest.mark.parametrize('stub, expected_last', [
+    ([], 'root: RUNNING'),
+    (['--stub', 'navigate=failure'], 'root: SUCCESS'),
+])
+def test_tick_prints_statuses_per_tick(stub, expected_last):
+    result = run('tick', PATROL, '--ticks', '4', '--set', 'battery={percentage: 0.9}', *stub)
+    assert result.returncode == 0, result.stderr
+    assert 'ROS leaves are stubs' in result.stdout
+    ticks = [line for line in result.stdout.splitlines() if line.startswith('--- tick')]
+    assert len(ticks) == 4
+    assert expected_last in ticks[-1] or expected_last in ticks[-2]
+
+
+def test_tick_low_battery_goes_docking():
+    result = run('tick', PATROL, '--ticks', '1', '--set', 'battery={percentage: 0.1}')
+    assert result.returncode == 0, result.stderr
+    assert '\u25b6 Action "go to dock" (stub)' in result.stdout
+    assert '\u00b7 Action "navigate" (stub)' in result.stdout
+
+
+def test_tick_terminate_stops_early(tmp_path):
+    tree = tmp_path / 't.yaml'
+    tree.write_text('trees:\n  Main:\n    Sequence:\n      - Wait: 0.25\n'
+                    '      - Terminate: {status: success, reason: all done}\n')
+    result = run('tick', str(tree), '--ticks', '10', '--period', '0.1')
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count('--- tick') == 4
+    assert 'terminated by Terminate: success all done' in result.stdout
