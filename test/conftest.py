@@ -1,0 +1,187 @@
+"""Test-session setup shared by every suite: ROS isolation, the ``ros`` marker, fixtures.
+
+This module runs before any test module, hence before anything imports rclpy; it sets the
+two environment variables every ROS process started by the tests must have:
+
+* ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, always, overriding the caller: DDS discovery
+  must stay on this machine, never multicast to the network.
+* ``ROS_DOMAIN_ID``, unless the caller set one: each test run gets a domain of its own,
+  derived from the pid (1..100), so that test runs going on at the same time on this
+  machine (other checkouts, CI, benchmarks) never see each other's nodes, topics and
+  actions: two runs each starting a ``fibonacci`` action server would otherwise answer
+  each other's goals. Two runs whose pids collide modulo 100 would still share a domain;
+  set ``ROS_DOMAIN_ID`` explicitly to rule that out.
+
+Spawned peer processes inherit both through ``os.environ``. (The PyPI ROS wheels re-exec
+the interpreter once at start-up to set ``LD_LIBRARY_PATH``; the pid stays the same and
+the re-exec happens before this module is imported, so the variables set here are not
+lost. Subprocesses inherit the marker variable and do not re-exec.)
+
+Tests marked ``ros`` are skipped, with the reason, when rclpy cannot be imported, so the
+core suite still runs without ROS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterator
+import os
+import pathlib
+import re
+import sys
+import threading
+from typing import Any, Optional
+
+import pytest
+
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+if not os.environ.get('ROS_DOMAIN_ID'):
+    os.environ['ROS_DOMAIN_ID'] = str(1 + os.getpid() % 100)
+
+# Make ``import helpers`` work from every test directory.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from helpers import SpawnedProcess  # noqa: E402
+
+_SPAWNED = pytest.StashKey[list]()
+_rclpy_error: Optional[str] = None
+_rclpy_checked = False
+
+
+def _rclpy_import_error() -> Optional[str]:
+    """Return why ``import rclpy`` fails (checked once per session), or None if it works."""
+    global _rclpy_checked, _rclpy_error
+    if not _rclpy_checked:
+        _rclpy_checked = True
+        try:
+            import rclpy  # noqa: F401
+            import rclpy.executors  # noqa: F401  (loads the C extension)
+        except Exception as exc:  # ImportError, or OSError from the shared libraries
+            _rclpy_error = f'{type(exc).__name__}: {exc}'
+    return _rclpy_error
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Show the ROS isolation settings at the top of the run."""
+    return (f"ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']} "
+            f"ROS_AUTOMATIC_DISCOVERY_RANGE={os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE']}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip tests marked ``ros`` when rclpy cannot be imported."""
+    ros_items = [item for item in items if item.get_closest_marker('ros') is not None]
+    if not ros_items:
+        return
+    error = _rclpy_import_error()
+    if error is None:
+        return
+    skip = pytest.mark.skip(reason=f'needs rclpy, which cannot be imported ({error}); '
+                                   'install the ROS 2 wheels (make env) or source ROS')
+    for item in ros_items:
+        item.add_marker(skip)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item,
+                              call: pytest.CallInfo) -> Generator[None, Any, None]:
+    """Attach the output of the test's spawned processes to a failure report."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        for process in item.stash.get(_SPAWNED, []):
+            status = process.returncode
+            state = 'running' if status is None else f'exit status {status}'
+            title = f'{process.name} (pid {process.pid}, {state})'
+            report.sections.append((f'Captured stdout of spawned {title}',
+                                    process.stdout_text() or '(nothing)\n'))
+            report.sections.append((f'Captured stderr of spawned {title}',
+                                    process.stderr_text() or '(nothing)\n'))
+
+
+@pytest.fixture
+def spawn(request: pytest.FixtureRequest,
+          tmp_path: pathlib.Path) -> Iterator[Callable[..., SpawnedProcess]]:
+    """Start Python scripts as real subprocesses; stop them when the test ends.
+
+    Usage: ``server = spawn(PEERS / 'fibonacci_server.py', 'fib', 'succeed')`` starts
+    ``[sys.executable, path, *args]`` with the test environment (including the two ROS
+    variables); stdout and stderr go to files under ``tmp_path``. Keyword options:
+    ``grace`` (seconds between SIGINT and SIGKILL at teardown, default 5) and ``env``
+    (extra variables). On teardown each process gets SIGINT, then SIGKILL after the
+    grace period; if the test failed, the output is attached to the report.
+    """
+    processes: list[SpawnedProcess] = []
+    request.node.stash[_SPAWNED] = processes
+
+    def start(path: os.PathLike | str, *args: str, grace: float = 5.0,
+              env: Optional[dict[str, str]] = None) -> SpawnedProcess:
+        script = pathlib.Path(path)
+        name = f'{script.stem}-{len(processes)}'
+        environment = dict(os.environ)
+        environment.update(env or {})
+        process = SpawnedProcess([sys.executable, str(script), *map(str, args)],
+                                 directory=tmp_path, name=name, grace=grace,
+                                 env=environment)
+        processes.append(process)
+        return process
+
+    yield start
+    for process in reversed(processes):
+        process.stop()
+
+
+@pytest.fixture
+def ros_context() -> Iterator[Any]:
+    """Yield a fresh, initialised rclpy Context; shut it down after the test.
+
+    No signal handlers are installed (it is not the default context), so Ctrl-C still
+    reaches pytest.
+    """
+    import rclpy
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context)
+    try:
+        yield context
+    finally:
+        context.try_shutdown()
+
+
+@pytest.fixture
+def ros_node(request: pytest.FixtureRequest, ros_context: Any) -> Iterator[Any]:
+    """Yield a node in ``ros_context`` spun by a SingleThreadedExecutor in a thread.
+
+    Entities created on the node during the test are picked up by the executor (rclpy
+    wakes it). The executor is ``node.executor``. Teardown shuts the context down (which
+    wakes and ends the spin), joins the thread, then destroys the executor and the node.
+    """
+    import rclpy
+    from rclpy.executors import ExternalShutdownException, ShutdownException
+    from rclpy.executors import SingleThreadedExecutor
+
+    name = 'test_' + re.sub(r'\W', '_', request.node.name)[:50]
+    node = rclpy.create_node(name, context=ros_context)
+    executor = SingleThreadedExecutor(context=ros_context)
+    executor.add_node(node)
+    errors: list[BaseException] = []
+
+    def spin() -> None:
+        try:
+            executor.spin()
+        except (ExternalShutdownException, ShutdownException):
+            pass
+        except BaseException as exc:  # reported by the teardown below
+            errors.append(exc)
+
+    thread = threading.Thread(target=spin, name=f'{name}-executor', daemon=True)
+    thread.start()
+    try:
+        yield node
+    finally:
+        ros_context.try_shutdown()
+        thread.join(10.0)
+        alive = thread.is_alive()
+        executor.shutdown(timeout_sec=1.0)
+        node.destroy_node()
+        assert not alive, 'the executor thread did not stop within 10 s of context shutdown'
+        assert not errors, f'the executor thread raised: {errors!r}'

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""A scriptable std_srvs/srv/Trigger service server, run as a peer process by tests.
+
+Usage::
+
+    trigger_server.py SERVICE_NAME MODE [--delay SECONDS]
+
+Modes:
+    ok: respond ``success=True``, ``message='ok <n>'`` (n counts requests from 1).
+    fail: respond ``success=False``, ``message='failed <n>'``.
+    slow: wait ``--delay`` seconds (default 2), then respond like ok.
+
+It also serves test_msgs/srv/BasicTypes on ``SERVICE_NAME/basic``, answering with the
+request's fields copied into the response and ``string_value`` set to ``'echo <n>'``
+(same mode handling: fail does not apply, slow delays).
+
+Every event is printed to stdout as one JSON line (flushed) and published as a
+std_msgs/msg/String holding the same JSON on ``SERVICE_NAME/events`` (reliable, transient
+local, depth 100). Each event has ``event``, ``seq``, ``time`` (Unix seconds) and
+``source`` (the service name), plus:
+
+    ready                              the server is up (also printed as a bare READY line)
+    request          service, count    a request arrived (count: requests so far, all services)
+    responded        service, count, success, message
+    shutdown                           SIGINT or SIGTERM received; exiting
+
+SIGINT and SIGTERM stop it cleanly (exit status 0).
+"""
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+from typing import Any, Optional
+
+
+class EventReporter:
+    """Print events as JSON lines and publish them on a latched topic."""
+
+    def __init__(self, node: Any, source: str) -> None:
+        """Create the events publisher ``<source>/events`` on ``node``."""
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        from std_msgs.msg import String
+
+        self._string = String
+        self._source = source
+        self._lock = threading.Lock()
+        self._seq = 0
+        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self._publisher = node.create_publisher(String, f'{source}/events', qos)
+
+    def emit(self, event: str, **fields: Any) -> None:
+        """Report one event."""
+        with self._lock:
+            self._seq += 1
+            record = {'event': event, 'seq': self._seq, 'time': time.time(),
+                      'source': self._source, **fields}
+            line = json.dumps(record, sort_keys=True)
+            print(line, flush=True)
+            self._publisher.publish(self._string(data=line))
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('service_name')
+    parser.add_argument('mode', choices=('ok', 'fail', 'slow'))
+    parser.add_argument('--delay', type=float, default=2.0,
+                        help='seconds before responding in slow mode (default 2)')
+    return parser.parse_args(argv)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run the server until SIGINT or SIGTERM."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+
+    import rclpy
+    from rclpy.callback_groups import ReentrantCallbackGroup
+    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+    from rclpy.signals import SignalHandlerOptions
+    from std_srvs.srv import Trigger
+    from test_msgs.srv import BasicTypes
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    node = rclpy.create_node('trigger_server_' + str(abs(hash(args.service_name)) % 10 ** 6))
+    events = EventReporter(node, args.service_name)
+    count_lock = threading.Lock()
+    counter = [0]
+
+    def count_request(service: str) -> int:
+        with count_lock:
+            counter[0] += 1
+            count = counter[0]
+        events.emit('request', service=service, count=count)
+        if args.mode == 'slow':
+            stop.wait(args.delay)
+        return count
+
+    def on_trigger(request: Any, response: Any) -> Any:
+        count = count_request(args.service_name)
+        response.success = args.mode != 'fail'
+        response.message = f'{"failed" if args.mode == "fail" else "ok"} {count}'
+        events.emit('responded', service=args.service_name, count=count,
+                    success=response.success, message=response.message)
+        return response
+
+    basic_name = f'{args.service_name}/basic'
+
+    def on_basic(request: Any, response: Any) -> Any:
+        count = count_request(basic_name)
+        for field in request.get_fields_and_field_types():
+            setattr(response, field, getattr(request, field))
+        response.string_value = f'echo {count}'
+        events.emit('responded', service=basic_name, count=count, success=True,
+                    message=response.string_value)
+        return response
+
+    group = ReentrantCallbackGroup()
+    services = [
+        node.create_service(Trigger, args.service_name, on_trigger, callback_group=group),
+        node.create_service(BasicTypes, basic_name, on_basic, callback_group=group),
+    ]
+    executor = MultiThreadedExecutor(num_threads=4)
+    executor.add_node(node)
+
+    def spin() -> None:
+        try:
+            executor.spin()
+        except ExternalShutdownException:
+            pass
+
+    spinner = threading.Thread(target=spin, name='executor', daemon=True)
+    spinner.start()
+    events.emit('ready', mode=args.mode)
+    print('READY', flush=True)
+
+    while not stop.wait(1.0):
+        pass  # Event.wait with a timeout keeps the main thread responsive to signals.
+    events.emit('shutdown')
+    executor.shutdown(timeout_sec=2.0)
+    rclpy.try_shutdown()
+    spinner.join(2.0)
+    for service in services:
+        node.destroy_service(service)
+    node.destroy_node()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
