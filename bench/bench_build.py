@@ -7,11 +7,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from common import best_of, bushy_tree_yaml, flat_tree_yaml  # noqa: E402
-
 from bt_executive.builder import build  # noqa: E402
 from bt_executive.loader import Loader  # noqa: E402
 from bt_executive.nodes import default_registry  # noqa: E402
+from common import best_of, bushy_tree_yaml, flat_tree_yaml  # noqa: E402
 
 TARGET_SECONDS = 0.2
 
@@ -34,7 +33,7 @@ def run() -> list[tuple[str, str, str, str]]:
         rows.append((f'load+build 1000-node {label} tree', f'{total * 1000:.1f} ms',
                      f'target {TARGET_SECONDS * 1000:.0f} ms',
                      f'{total / TARGET_SECONDS:.2f}x of target'))
-        rows.append((f'  of which YAML load+validate', f'{loading * 1000:.1f} ms', '', ''))
+        rows.append(('  of which YAML load+validate', f'{loading * 1000:.1f} ms', '', ''))
     return rows
 
 

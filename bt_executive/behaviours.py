@@ -504,7 +504,7 @@ class _RandomOrder(_Composite):
 
     @property
     def order(self) -> tuple[Behaviour, ...]:
-        """The order drawn for the current (or last) run."""
+        """Return the order drawn for the current (or last) run."""
         return tuple(self._order)
 
     def _draw_order(self) -> list[Behaviour]:
@@ -701,12 +701,12 @@ class _ConditionsThenActions(_Composite):
 
     @property
     def conditions(self) -> list[Behaviour]:
-        """The condition children."""
+        """Return the condition children."""
         return self.children[:self.num_conditions]
 
     @property
     def actions(self) -> list[Behaviour]:
-        """The action children."""
+        """Return the action children."""
         return self.children[self.num_conditions:]
 
     def _layout_error(self) -> str | None:

@@ -11,13 +11,12 @@ import dataclasses
 import time
 from typing import Any, Callable, Mapping, Optional
 
-import py_trees
-
 from bt_executive.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.expressions import Expression, literal
 from bt_executive.loader import check_type
-from bt_executive.registry import Category, NodeType, ParamType, REQUIRED, Registry
+from bt_executive.registry import Category, NodeType, ParamType, Registry, REQUIRED
 from bt_executive.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+import py_trees
 
 #: Deepest subtree nesting when expanding (recursion is rejected at load time).
 MAX_SUBTREE_DEPTH = 64

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from bt_executive.registry import Category, NodeType, Param, REQUIRED, Registry
+from bt_executive.registry import Category, NodeType, Param, Registry, REQUIRED
 
 _TITLES = {
     Category.COMPOSITE: 'Composites',

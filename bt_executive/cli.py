@@ -146,7 +146,7 @@ def cmd_tick(args: argparse.Namespace) -> int:
         name, value = _parse_assignment(text, '--stub')
         status, _, ticks = value.partition(':')
         if status not in ('success', 'failure', 'running'):
-            print(f"bt-executive: --stub {text}: status must be success, failure or running",
+            print(f'bt-executive: --stub {text}: status must be success, failure or running',
                   file=sys.stderr)
             return EXIT_USAGE
         stubs[name] = (status, int(ticks) if ticks.isdigit() else 0)

@@ -301,8 +301,8 @@ class Loader:
         if 'type' in keys:
             return self._explicit_node(node, parent_path, siblings)
         if len(node) != 1 or not is_node_key(keys[0]):
-            bad = next((k for k, _ in node.entries if not is_node_key(k.value)), node.entries[0][0]) \
-                if len(node) else None
+            bad = next((k for k, _ in node.entries if not is_node_key(k.value)),
+                       node.entries[0][0]) if len(node) else None
             if len(node) == 0:
                 self._error(node.loc, 'empty mapping, expected a node', parent_path)
             elif len(node) > 1 and all(is_node_key(k) for k in keys):
@@ -324,7 +324,7 @@ class Loader:
         for key, _ in node.entries:
             if key.value not in EXPLICIT_KEYS:
                 self._error(key.loc, f"unknown key '{key.value}' in explicit node"
-                            f"{hint(key.value, EXPLICIT_KEYS)} (expected: "
+                            f'{hint(key.value, EXPLICIT_KEYS)} (expected: '
                             f"{', '.join(EXPLICIT_KEYS)})", parent_path)
         type_node = node.get('type')
         if not isinstance(type_node, YScalar) or not isinstance(type_node.value, str):
@@ -392,7 +392,7 @@ class Loader:
         else:  # scalar short form: the primary parameter
             if node_type is not None and node_type.primary is None:
                 path = _child_path(parent_path, name or type_name, {})
-                self._error(value.loc, f"{node_type.name} takes "
+                self._error(value.loc, f'{node_type.name} takes '
                             f'{_short_form_help(node_type)}, not {value.kind}', path)
                 return None
             primary = node_type.primary if node_type is not None else '?'
@@ -409,7 +409,7 @@ class Loader:
         path = _child_path(parent_path, display, siblings)
         if node_type is None:
             self._error(type_loc, f"unknown node type '{type_name}'"
-                        f"{hint(type_name, [t.name for t in self.registry.types()])}"
+                        f'{hint(type_name, [t.name for t in self.registry.types()])}'
                         " (run 'bt-executive nodes' for the catalogue)", path)
             # still walk the children so their errors are reported too
             child_names: dict[str, int] = {}
@@ -559,7 +559,7 @@ class Loader:
         if document.main is not None and document.main not in document.trees:
             self._error(getattr(self, '_main_loc', SourceLocation(document.path)),
                         f"main tree '{document.main}' is not defined"
-                        f"{hint(document.main, list(document.trees))} "
+                        f'{hint(document.main, list(document.trees))} '
                         f"(trees: {', '.join(sorted(document.trees))})")
         calls: dict[str, list[tuple[str, NodeSpec]]] = {}
         for tree in document.trees.values():

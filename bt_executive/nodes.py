@@ -12,11 +12,10 @@ import functools
 import logging
 from typing import Any, Callable, Optional
 
-import py_trees
-from py_trees.common import Status
-
 from bt_executive import behaviours
 from bt_executive.registry import Category, NodeType, Param, ParamType, Registry
+import py_trees
+from py_trees.common import Status
 
 P = Param
 T = ParamType
@@ -291,7 +290,7 @@ def _types() -> list[NodeType]:
                  aliases=('Fallback',), btcpp='ReactiveFallback',
                  source='py_trees.composites.Selector'),
         NodeType('ActiveSelector', C, 'Selector that re-evaluates every higher priority each '
-                 'tick and aborts the running lower one (the seeds\' ActiveSelector).',
+                 "tick and aborts the running lower one (the seeds' ActiveSelector).",
                  (), _composite(behaviours.ActiveSelector), 1, None,
                  btcpp='ReactiveFallback', source='bt_executive.behaviours.ActiveSelector'),
         NodeType('Parallel', C, 'Ticks all children every tick. FAILURE as soon as one '
@@ -322,7 +321,7 @@ def _types() -> list[NodeType]:
                  (P('conditions', T.INT, 'how many leading children are conditions', 1,
                     minimum=1),), _filter, 2, None, source='bt_executive.behaviours.Filter'),
         NodeType('RandomSelector', C, 'Selector over a random order chosen at each start; '
-                 'optional weights make it the seeds\' weighted RandomPriority.',
+                 "optional weights make it the seeds' weighted RandomPriority.",
                  (P('weights', T.LIST, 'one non-negative weight per child', None), _SEED),
                  _random_selector, 1, None, aliases=('RandomPriority',),
                  source='bt_executive.behaviours.RandomSelector'),
@@ -330,7 +329,7 @@ def _types() -> list[NodeType]:
                  (_SEED,), _random_sequence, 1, None,
                  source='bt_executive.behaviours.RandomSequence'),
         NodeType('IfThenElse', C, 'Children: condition, then-branch, optional else-branch. '
-                 'The condition is checked when the node starts; the chosen branch\'s '
+                 "The condition is checked when the node starts; the chosen branch's "
                  'result is the result (no else and false condition: FAILURE).',
                  (), _composite(behaviours.IfThenElse), 2, 3, aliases=('If',),
                  btcpp='IfThenElse', source='bt_executive.behaviours.IfThenElse'),
@@ -363,7 +362,7 @@ def _types() -> list[NodeType]:
         NodeType('SuccessIsRunning', D, 'SUCCESS becomes RUNNING.', (),
                  _decorator(py_trees.decorators.SuccessIsRunning), 1, 1,
                  source='py_trees.decorators.SuccessIsRunning'),
-        NodeType('PassThrough', D, 'Reflects the child\'s status unchanged.', (),
+        NodeType('PassThrough', D, "Reflects the child's status unchanged.", (),
                  _decorator(py_trees.decorators.PassThrough), 1, 1,
                  source='py_trees.decorators.PassThrough'),
         NodeType('Repeat', D, 'Runs the child until it has succeeded `times` times; a '
@@ -383,21 +382,21 @@ def _types() -> list[NodeType]:
                     None, minimum=1),), _until(behaviours.UntilSuccess), 1, 1,
                  source='bt_executive.behaviours.UntilSuccess'),
         NodeType('UntilFailure', D, 'Restarts the child until it fails, then SUCCESS '
-                 '(the seeds\' RepeatUntilFailed / UntilFail).',
+                 "(the seeds' RepeatUntilFailed / UntilFail).",
                  (P('max_attempts', T.INT, 'give up with FAILURE after this many successes',
                     None, minimum=1),), _until(behaviours.UntilFailure), 1, 1,
                  aliases=('UntilFail', 'RepeatUntilFailure'),
                  source='bt_executive.behaviours.UntilFailure'),
         NodeType('Limit', D, 'The child may start at most max_runs times; after that the '
-                 'node fails without ticking it (the seeds\' Counter/Limit).',
+                 "node fails without ticking it (the seeds' Counter/Limit).",
                  (P('max_runs', T.INT, 'how many runs are allowed', minimum=1),), _limit,
                  1, 1, primary='max_runs', source='bt_executive.behaviours.Limit'),
         NodeType('Timeout', D, 'FAILURE (and the child aborted) when the child runs longer '
-                 'than `seconds` (the seeds\' TimeLimit).',
+                 "than `seconds` (the seeds' TimeLimit).",
                  (_SECONDS,), _timed_decorator(behaviours.Timeout), 1, 1,
                  primary='seconds', aliases=('TimeLimit',), btcpp='Timeout',
                  source='bt_executive.behaviours.Timeout'),
-        NodeType('Delay', D, 'Waits `seconds` before starting the child (the seeds\' Timer).',
+        NodeType('Delay', D, "Waits `seconds` before starting the child (the seeds' Timer).",
                  (_SECONDS,), _timed_decorator(behaviours.Delay), 1, 1, primary='seconds',
                  btcpp='Delay', source='bt_executive.behaviours.Delay'),
         NodeType('Cooldown', D, 'After the child finishes, fails for `seconds` without '
@@ -471,7 +470,7 @@ def _types() -> list[NodeType]:
                  source='py_trees.behaviours.Periodic'),
         # -- subtrees
         NodeType('Subtree', S, 'Runs another tree of the document in place. Further keys '
-                 'are arguments for the called tree\'s params (literals, $references '
+                 "are arguments for the called tree's params (literals, $references "
                  'or ${expressions}).',
                  (P('tree', T.STRING, 'name of the tree to run'),), None, primary='tree',
                  aliases=('RunTree', 'SubTree'), btcpp='SubTree', source='bt_executive'),

@@ -80,7 +80,7 @@ class Param:
     """
 
     name: str
-    type: ParamType
+    type: ParamType  # noqa: A003
     doc: str
     default: Any = REQUIRED
     dynamic: bool = False

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
-import py_trees
-from py_trees.common import Status
-
 from bt_executive.registry import Registry
 from bt_executive.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+import py_trees
+from py_trees.common import Status
 
 STATUS_MARK = {
     Status.SUCCESS: '\u2714',  # heavy check mark

@@ -118,7 +118,7 @@ class NodeSpec:
         path: the node path used in messages and as a stable id, e.g. ``Patrol/root/dock``
     """
 
-    type: str
+    type: str  # noqa: A003
     name: str
     params: dict[str, Value]
     children: list['NodeSpec']

@@ -12,9 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterator, Optional, Union
 
-import yaml
-
 from bt_executive.errors import Diagnostic, SourceLocation, TreeError
+import yaml
 
 #: libyaml's parser when PyYAML was built with it (about 10x faster), else pure Python.
 _LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)

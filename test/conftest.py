@@ -40,7 +40,7 @@ if not os.environ.get('ROS_DOMAIN_ID'):
 # Make ``import helpers`` work from every test directory.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from helpers import SpawnedProcess  # noqa: E402
+from helpers import SpawnedProcess  # noqa: E402, I100
 
 _SPAWNED = pytest.StashKey[list]()
 _rclpy_error: Optional[str] = None

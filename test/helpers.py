@@ -268,6 +268,16 @@ class PeerEvents:
         with self._changed:
             return list(self._events)
 
+    def all(self, name: str, **fields: Any) -> list[dict[str, Any]]:  # noqa: A003
+        """Return the events called ``name`` whose fields equal ``fields``, so far."""
+        return [event for event in self.events() if event.get('event') == name
+                and all(event.get(key) == value for key, value in fields.items())]
+
+    def find(self, name: str, **fields: Any) -> Optional[dict[str, Any]]:
+        """Return the first event called ``name`` matching ``fields``, or None (no wait)."""
+        matches = self.all(name, **fields)
+        return matches[0] if matches else None
+
     def names(self) -> list[str]:
         """Return the ``event`` field of each event received so far."""
         return [event['event'] for event in self.events()]

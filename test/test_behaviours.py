@@ -5,21 +5,6 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from py_trees.behaviour import Behaviour
-from py_trees.behaviours import Failure, Running, StatusQueue, Success
-from py_trees.common import OneShotPolicy, ParallelPolicy, Status
-from py_trees.composites import Parallel, Selector, Sequence
-from py_trees.decorators import (
-    EternalGuard,
-    FailureIsSuccess,
-    Inverter,
-    OneShot,
-    Repeat,
-    Retry,
-    SuccessIsFailure,
-)
-import pytest
-
 from bt_executive.behaviours import (
     ActiveSelector,
     clear_termination,
@@ -46,6 +31,20 @@ from bt_executive.behaviours import (
     Wait,
     While,
 )
+from py_trees.behaviour import Behaviour
+from py_trees.behaviours import Failure, Running, StatusQueue, Success
+from py_trees.common import OneShotPolicy, ParallelPolicy, Status
+from py_trees.composites import Parallel, Selector, Sequence
+from py_trees.decorators import (
+    EternalGuard,
+    FailureIsSuccess,
+    Inverter,
+    OneShot,
+    Repeat,
+    Retry,
+    SuccessIsFailure,
+)
+import pytest
 
 S = Status.SUCCESS
 F = Status.FAILURE

@@ -4,10 +4,9 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from bt_executive.catalogue import catalogue_markdown
 from bt_executive.nodes import default_registry
+import pytest
 
 ROOT = os.path.join(os.path.dirname(__file__), '..')
 PATROL = os.path.join(ROOT, 'config', 'patrol.yaml')
@@ -22,7 +21,7 @@ def run(*args, cwd=None):
 def test_validate_ok_exits_zero():
     result = run('validate', PATROL)
     assert result.returncode == 0, result.stderr
-    assert "ok (4 trees" in result.stdout and "main 'Patrol'" in result.stdout
+    assert 'ok (4 trees' in result.stdout and "main 'Patrol'" in result.stdout
 
 
 def test_validate_reports_all_errors_of_all_files_and_exits_one():

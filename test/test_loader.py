@@ -2,17 +2,16 @@
 
 import textwrap
 
-from hypothesis import given, HealthCheck, settings, strategies as st
-import py_trees
-from py_trees.common import Status
-import pytest
-import yaml
-
 from bt_executive.builder import apply_blackboard_defaults, build, BuildContext, Builder
 from bt_executive.errors import TreeError
 from bt_executive.loader import Loader
 from bt_executive.nodes import default_registry
 from bt_executive.spec import Dynamic
+from hypothesis import given, HealthCheck, settings, strategies as st
+import py_trees
+from py_trees.common import Status
+import pytest
+import yaml
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +32,7 @@ def shape(node):
 
 
 def test_short_and_explicit_forms_build_the_same_tree():
-    short = load('''
+    short = load("""
         trees:
           Main:
             Sequence go:
@@ -43,8 +42,8 @@ def test_short_and_explicit_forms_build_the_same_tree():
               - Retry:
                   attempts: 2
                   Success:
-        ''')
-    explicit = load('''
+        """)
+    explicit = load("""
         trees:
           Main:
             type: Sequence
@@ -55,7 +54,7 @@ def test_short_and_explicit_forms_build_the_same_tree():
               - type: Retry
                 params: {attempts: 2}
                 children: [{type: Success}]
-        ''')
+        """)
     assert shape(build(short)) == shape(build(explicit))
     assert shape(build(short)) == ('Sequence', 'go', [
         ('Wait', 'Wait', []), ('Inverter', 'Inverter', [('Failure', 'Failure', [])]),
@@ -76,26 +75,26 @@ def test_node_names_and_aliases(text, expected):
 
 
 def test_node_paths_are_unique_and_stable():
-    document = load('''
+    document = load("""
         trees:
           Main:
             Sequence:
               - Success
               - Success
               - Success named
-        ''')
+        """)
     paths = [node.path for node in document.trees['Main'].root.walk()]
     assert paths == ['Main/Sequence', 'Main/Sequence/Success', 'Main/Sequence/Success#2',
                      'Main/Sequence/named']
 
 
 def test_main_tree_and_tree_selection():
-    document = load('''
+    document = load("""
         main: B
         trees:
           A: {Success: }
           B: {Failure: }
-        ''')
+        """)
     assert document.tree().name == 'B'
     assert document.tree('A').name == 'A'
     with pytest.raises(TreeError, match="no tree named 'C'"):
@@ -109,7 +108,7 @@ def test_several_trees_without_main_need_a_choice():
 
 
 def test_subtree_parameters_are_substituted_per_call():
-    document = load('''
+    document = load("""
         main: Main
         trees:
           Main:
@@ -121,7 +120,7 @@ def test_subtree_parameters_are_substituted_per_call():
             params: {value: 7}
             root:
               SetBlackboard: {key: out, value: '${value + 1}'}
-        ''')
+        """)
     root = build(document)
     py_trees.blackboard.Blackboard.set('/base', 4)
     outputs = []
@@ -132,7 +131,7 @@ def test_subtree_parameters_are_substituted_per_call():
 
 
 def test_subtree_argument_fills_a_static_parameter():
-    document = load('''
+    document = load("""
         trees:
           Main:
             Subtree: {tree: Tries, count: 3}
@@ -142,7 +141,7 @@ def test_subtree_argument_fills_a_static_parameter():
               Retry:
                 attempts: $count
                 Failure:
-        ''')
+        """)
     root = build(document, 'Main')
     retry = root.children[0]
     assert retry.bt_type == 'Retry' and retry.num_failures == 3
@@ -150,7 +149,7 @@ def test_subtree_argument_fills_a_static_parameter():
 
 
 def test_subtree_remaps_blackboard_keys():
-    document = load('''
+    document = load("""
         trees:
           Main:
             Subtree: {tree: Check, level: $battery.percentage}
@@ -158,7 +157,7 @@ def test_subtree_remaps_blackboard_keys():
             params: {level: null}
             root:
               Condition: level > 0.5
-        ''')
+        """)
     root = build(document, 'Main')
     py_trees.blackboard.Blackboard.set('/battery', {'percentage': 0.9})
     root.tick_once()
@@ -211,7 +210,7 @@ def test_literal_values(written, expected):
     ('$point.x', 1.5),
     ("'$items[1]'", 'b'),
     ("'${n * 2 + point.x}'", 11.5),
-    ("{nested: {a: $n, b: [$n, 1]}}", {'nested': {'a': 5, 'b': [5, 1]}}),
+    ('{nested: {a: $n, b: [$n, 1]}}', {'nested': {'a': 5, 'b': [5, 1]}}),
 ])
 def test_blackboard_references_are_read_at_tick_time(written, expected):
     document = load(f'trees:\n  Main:\n    SetBlackboard: {{key: k, value: {written}}}\n')
@@ -238,12 +237,12 @@ def test_initial_blackboard_values():
 
 
 def test_subscriptions_section_is_kept_for_the_ros_layer():
-    document = load('''
+    document = load("""
         subscriptions:
           - {topic: battery, type: sensor_msgs/msg/BatteryState, key: battery}
         trees:
           Main: {Success: }
-        ''')
+        """)
     assert len(document.sections['subscriptions']) == 1
 
 
@@ -261,13 +260,13 @@ def test_condition_with_missing_key_fails_with_reason():
 
 
 def test_stubbed_ros_leaves_follow_the_stub_table():
-    document = load('''
+    document = load("""
         trees:
           Main:
             Sequence:
               - Action move: {type: test_msgs/action/Fibonacci, server: fib, goal: {order: 3}}
               - Service check: {type: std_srvs/srv/Trigger, service: check}
-        ''')
+        """)
     context = BuildContext(registry=default_registry(), document=document,
                            stubs={'check': ('failure', 0)})
     root = Builder(context).build()

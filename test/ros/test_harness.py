@@ -15,9 +15,8 @@ import time
 from typing import Any
 import uuid
 
-import pytest
-
 from helpers import PeerEvents, SpawnedProcess, wait_event, wait_for, wait_future
+import pytest
 
 PEERS = pathlib.Path(__file__).resolve().parent / 'peers'
 FIBONACCI_SERVER = PEERS / 'fibonacci_server.py'

@@ -15,7 +15,12 @@ import pytest
 pytest.importorskip('std_msgs.msg', reason='ROS message packages are not installed')
 pytest.importorskip('test_msgs.msg', reason='test_msgs is not installed')
 
-from builtin_interfaces.msg import Duration, Time  # noqa: E402, I100, I202
+from bt_executive.ros import interfaces  # noqa: E402, I100, I202
+from bt_executive.ros.interfaces import (  # noqa: E402
+    check_fields, Deferred, feedback_class, fields_of, goal_class, InterfaceError,
+    InterfaceName, is_available, message_class_for, parse_type_string, request_class,
+    resolve, response_class, result_class, to_dict, to_message, type_string_of)
+from builtin_interfaces.msg import Duration, Time  # noqa: E402
 from geometry_msgs.msg import Point, PoseStamped  # noqa: E402
 from sensor_msgs.msg import BatteryState  # noqa: E402
 from std_msgs.msg import Bool, Header  # noqa: E402
@@ -24,12 +29,6 @@ from test_msgs.action import Fibonacci  # noqa: E402
 from test_msgs.msg import (  # noqa: E402
     Arrays, BasicTypes, BoundedSequences, Builtins, MultiNested, Nested, Strings,
     UnboundedSequences)
-
-from bt_executive.ros import interfaces  # noqa: E402
-from bt_executive.ros.interfaces import (  # noqa: E402
-    check_fields, Deferred, feedback_class, fields_of, goal_class, InterfaceError,
-    InterfaceName, is_available, message_class_for, parse_type_string, request_class,
-    resolve, response_class, result_class, to_dict, to_message, type_string_of)
 
 
 # --- type strings ---------------------------------------------------------------------
