@@ -29,6 +29,7 @@ setup(
     entry_points={
         'console_scripts': [
             'bt-executive = bt_executive.cli:main',
+            'executive = bt_executive.ros.executive:main',
         ],
     },
 )

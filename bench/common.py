@@ -15,17 +15,24 @@ def flat_tree_yaml(nodes: int) -> str:
 
 
 def bushy_tree_yaml(nodes: int, fanout: int = 9) -> str:
-    """Return a Selector of Sequences of conditions/leaves with about ``nodes`` nodes."""
-    lines = ['blackboard: {x: 1}', 'trees:', '  Main:', '    Selector:']
+    """Return a Selector of Sequences with about ``nodes`` nodes, all ticked every tick.
+
+    Each sequence runs its Success leaves and fails on a last Condition, so the selector
+    visits every sequence; the final sequence ends in a true condition.
+    """
+    groups = []
     count = 1
     while count < nodes:
+        size = min(fanout, nodes - count - 1)
+        groups.append(size)
+        count += size + 1
+    lines = ['blackboard: {x: 1}', 'trees:', '  Main:', '    Selector:']
+    for index, size in enumerate(groups):
         lines.append('      - Sequence:')
-        count += 1
-        for index in range(min(fanout, nodes - count)):
-            leaf = 'Condition: x > 0' if index % 3 == 0 else 'Success'
-            lines.append(f'          - {leaf}')
-            count += 1
-    # make every sequence but the last fail so the selector visits all of them
+        for _ in range(max(size - 1, 0)):
+            lines.append('          - Success')
+        last = 'x > 0' if index == len(groups) - 1 else 'x < 0'
+        lines.append(f'          - Condition: {last}')
     return '\n'.join(lines) + '\n'
 
 

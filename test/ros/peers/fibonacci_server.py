@@ -142,6 +142,10 @@ def main(argv: Optional[list[str]] = None) -> int:
                 return finish('aborted')
             if args.mode != 'slow' and step >= order:
                 return finish('succeeded')
+            # int32 elements: in slow mode the sequence would overflow after 46 steps
+            # (and abort the goal); restart it instead so a slow goal runs until cancelled
+            if sequence[-1] + sequence[-2] > 2**31 - 1:
+                sequence = [0, 1]
             sequence.append(sequence[-1] + sequence[-2])
             goal_handle.publish_feedback(Fibonacci.Feedback(sequence=sequence))
             feedback_count += 1

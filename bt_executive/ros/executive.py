@@ -1,0 +1,464 @@
+"""The executive: a ROS 2 node that loads a YAML tree, ticks it and controls it at runtime.
+
+``ros2 run bt_executive executive --ros-args -p tree_file:=config/patrol.yaml``
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import signal
+import sys
+import time
+from typing import Any, Callable, Optional
+
+from bt_executive.behaviours import clear_termination, reset_limits, termination_requested
+from bt_executive.builder import apply_blackboard_defaults, BuildContext, Builder
+from bt_executive.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.loader import Loader
+from bt_executive.nodes import default_registry
+from bt_executive.registry import Registry
+from bt_executive.ros import leaves
+from bt_executive.ros.subscriptions import (BlackboardFeed, check_fields, parse_subscriptions,
+                                            qos_profile)
+from bt_executive.spec import Document
+import py_trees
+from py_trees.common import Status
+from rcl_interfaces.msg import (FloatingPointRange, ParameterDescriptor,
+                                SetParametersResult)
+import rclpy
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+#: Parameters that select the tree; setting either swaps the running tree.
+TREE_PARAMETERS = ('tree_file', 'tree_name')
+
+
+def ros_registry() -> Registry:
+    """Return the node catalogue with the real ROS leaves."""
+    return default_registry().with_factories(leaves.FACTORIES)
+
+
+def failure_chain(root: py_trees.behaviour.Behaviour) -> list[tuple[str, str]]:
+    """Return the (node path, reason) chain that led to a FAILURE, root first."""
+    chain = []
+    node = root
+    while node is not None and node.status is Status.FAILURE:
+        chain.append((getattr(node, 'bt_path', node.name), node.feedback_message))
+        failed = [child for child in node.children if child.status is Status.FAILURE]
+        node = failed[-1] if failed else None
+    return chain
+
+
+def failure_reason(root: py_trees.behaviour.Behaviour) -> str:
+    """Summarise why the tree failed: the deepest failing node and its reason."""
+    chain = failure_chain(root)
+    for path, reason in reversed(chain):
+        if reason:
+            return f'{path}: {reason}'
+    return chain[-1][0] if chain else ''
+
+
+@dataclasses.dataclass
+class LoadedTree:
+    """A built tree with everything it owns on the node."""
+
+    document: Document
+    name: str
+    root: py_trees.behaviour.Behaviour
+    feed: BlackboardFeed
+    file: str
+
+    def behaviours(self) -> list[py_trees.behaviour.Behaviour]:
+        """Return every behaviour of the tree."""
+        return list(self.root.iterate())
+
+    def outstanding(self) -> list[Any]:
+        """Return the futures still in flight (cancels the robot must acknowledge)."""
+        futures = []
+        for behaviour in self.root.iterate():
+            method = getattr(behaviour, 'outstanding', None)
+            if method is not None:
+                futures.extend(f for f in method() if not f.done())
+        return futures
+
+    def stop(self) -> None:
+        """Halt the tree: running leaves are terminated with INVALID (goals cancelled)."""
+        self.root.stop(Status.INVALID)
+
+    def destroy(self) -> None:
+        """Release every subscription, client and publisher the tree created."""
+        for behaviour in self.root.iterate():
+            try:
+                behaviour.shutdown()
+            except Exception as error:  # noqa: B902 - keep releasing the others
+                print(f'bt_executive: shutting down {behaviour.name} failed: {error}',
+                      file=sys.stderr)
+            for client in behaviour.blackboards:
+                client.unregister(clear=False)
+            behaviour.blackboards = []
+        self.feed.destroy()
+
+
+class Executive(Node):
+    """Tick a behaviour tree described in YAML and control it at runtime.
+
+    ROS Parameters:
+        tree_file (string): the tree file; setting it swaps the tree (rejected if invalid)
+        tree_name (string): the tree to run ('' = the file's main tree)
+        tick_rate (double): ticks per second (0.1 .. 1000)
+        setup_timeout (double): seconds allowed for setting up the tree's leaves
+        shutdown_timeout (double): seconds to wait for goal cancels to be acknowledged
+        status_period (double): seconds between status heartbeats
+
+    ROS Publishers:
+        ~/status (std_msgs/String, latched): JSON with tree, file, root status, tick
+        count, running flag and last failure reason
+
+    ROS Services:
+        ~/pause, ~/resume, ~/reset, ~/reload (std_srvs/Trigger)
+    """
+
+    def __init__(self, *, node_name: str = 'bt_executive', namespace: Optional[str] = None,
+                 parameter_overrides: Optional[list[Parameter]] = None,
+                 registry: Optional[Registry] = None, context: Any = None):
+        kwargs: dict[str, Any] = {}
+        if namespace is not None:
+            kwargs['namespace'] = namespace
+        if context is not None:
+            kwargs['context'] = context
+        super().__init__(node_name, parameter_overrides=parameter_overrides or [], **kwargs)
+        self.registry = registry or ros_registry()
+        self._declare_parameters()
+        self.tree: Optional[LoadedTree] = None
+        self.retiring: list[LoadedTree] = []
+        self.tick_count = 0
+        self.running = True
+        self.terminated: Optional[str] = None
+        self.last_failure = ''
+        self.last_status = Status.INVALID
+        self.tick_duration = 0.0
+        self._last_status_publish = -1.0
+        self._status_publisher = self.create_publisher(String, '~/status',
+                                                       qos_profile('latched'))
+        for name, handler in (('pause', self._srv_pause), ('resume', self._srv_resume),
+                              ('reset', self._srv_reset), ('reload', self._srv_reload)):
+            self.create_service(Trigger, f'~/{name}', handler)
+        self._timer = self.create_timer(1.0 / self._param('tick_rate'), self._tick)
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        tree_file = self._param('tree_file')
+        if tree_file:
+            try:
+                self._install(self.load(tree_file, self._param('tree_name')))
+            except TreeError as error:
+                self.get_logger().error(f'cannot load {tree_file}:\n{error}')
+                raise
+        else:
+            self.get_logger().warning('no tree_file parameter set; waiting for one')
+        self.publish_status(force=True)
+
+    # ---- parameters -----------------------------------------------------------------
+
+    def _declare_parameters(self) -> None:
+        def number(low: float, high: float) -> list[FloatingPointRange]:
+            return [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
+
+        self.declare_parameter('tree_file', '', ParameterDescriptor(
+            description='YAML tree file; setting it swaps the tree at runtime'))
+        self.declare_parameter('tree_name', '', ParameterDescriptor(
+            description="tree to run ('' = the file's main tree)"))
+        self.declare_parameter('tick_rate', 10.0, ParameterDescriptor(
+            description='ticks per second', floating_point_range=number(0.1, 1000.0)))
+        self.declare_parameter('setup_timeout', 5.0, ParameterDescriptor(
+            description='seconds allowed for setting up the leaves',
+            floating_point_range=number(0.0, 600.0)))
+        self.declare_parameter('shutdown_timeout', 3.0, ParameterDescriptor(
+            description='seconds to wait for goal cancels to be acknowledged on stop',
+            floating_point_range=number(0.0, 600.0)))
+        self.declare_parameter('status_period', 1.0, ParameterDescriptor(
+            description='seconds between ~/status heartbeats',
+            floating_point_range=number(0.05, 3600.0)))
+
+    def _param(self, name: str) -> Any:
+        return self.get_parameter(name).value
+
+    def now_seconds(self) -> float:
+        """Return the node clock in seconds (ROS time when use_sim_time is set)."""
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        changes = {p.name: p.value for p in parameters}
+        if 'tick_rate' in changes:
+            self._timer.cancel()
+            self.destroy_timer(self._timer)
+            self._timer = self.create_timer(1.0 / changes['tick_rate'], self._tick)
+        if not any(name in changes for name in TREE_PARAMETERS):
+            return SetParametersResult(successful=True)
+        tree_file = changes.get('tree_file', self._param('tree_file'))
+        tree_name = changes.get('tree_name', self._param('tree_name'))
+        if not tree_file:
+            return SetParametersResult(successful=False, reason='tree_file is empty')
+        try:
+            candidate = self.load(tree_file, tree_name)
+        except TreeError as error:
+            self.get_logger().error(f'rejected tree {tree_file}:\n{error}')
+            return SetParametersResult(successful=False, reason=str(error))
+        self._install(candidate)
+        return SetParametersResult(successful=True)
+
+    # ---- loading and swapping --------------------------------------------------------
+
+    def load(self, tree_file: str, tree_name: str = '') -> LoadedTree:
+        """Load, validate, build and set up a tree without touching the running one.
+
+        Raises:
+            TreeError: with every problem found; nothing is left behind on the node.
+        """
+        document = Loader(self.registry).load(tree_file)
+        specs, errors = parse_subscriptions(document.sections.get('subscriptions', []))
+        for spec in specs:
+            errors.extend(check_fields(spec))
+        for tree in document.trees.values():
+            for node in tree.root.walk():
+                node_type = self.registry.get(node.type)
+                if node_type is not None and node_type.ros:
+                    errors.extend(Diagnostic(loc, message, node.path)
+                                  for loc, message in leaves.check_leaf(node))
+        if errors:
+            raise TreeError(errors)
+        feed = BlackboardFeed(self, specs, self.now_seconds)
+        try:
+            context = BuildContext(registry=self.registry, document=document,
+                                   lookup=feed.lookup, clock=self.now_seconds,
+                                   extras={'node': self})
+            root = Builder(context).build(tree_name or None)
+            name = document.tree(tree_name or None).name
+            deadline = time.monotonic() + self._param('setup_timeout')
+            for behaviour in root.iterate():
+                behaviour.setup(node=self, timeout=max(0.0, deadline - time.monotonic()))
+            if time.monotonic() > deadline:
+                limit = self._param('setup_timeout')
+                raise TreeError.single(SourceLocation(tree_file), 'setting up the leaves took '
+                                       f'longer than setup_timeout {limit} s')
+        except TreeError:
+            feed.destroy()
+            raise
+        except Exception as error:  # noqa: B902 - a leaf's setup failed: reject the tree
+            feed.destroy()
+            raise TreeError.single(SourceLocation(tree_file), f'setup failed: {error}') \
+                from error
+        return LoadedTree(document=document, name=name, root=root, feed=feed, file=tree_file)
+
+    def _install(self, new: LoadedTree) -> None:
+        """Stop the running tree (cancelling its goals) and start ``new``."""
+        old = self.tree
+        if old is not None:
+            old.stop()
+            self.retiring.append(old)
+            self._retire()
+        py_trees.blackboard.Blackboard.storage.clear()
+        apply_blackboard_defaults(new.document)
+        self.tree = new
+        self.tick_count = 0
+        self.terminated = None
+        self.last_failure = ''
+        self.last_status = Status.INVALID
+        self.get_logger().info(f"running tree '{new.name}' from {new.file}")
+        self.publish_status(force=True)
+
+    def _retire(self) -> None:
+        """Destroy stopped trees once their cancels have been acknowledged."""
+        still = []
+        for tree in self.retiring:
+            if tree.outstanding():
+                still.append(tree)
+            else:
+                tree.destroy()
+        self.retiring = still
+
+    # ---- ticking ------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        if self.retiring:
+            self._retire()
+        tree = self.tree
+        if tree is None or not self.running:
+            return
+        start = time.perf_counter()
+        tree.feed.apply()
+        tree.root.tick_once()
+        self.tick_count += 1
+        self.tick_duration = time.perf_counter() - start
+        status = tree.root.status
+        changed = status is not self.last_status
+        if status is Status.FAILURE and changed:
+            self.last_failure = failure_reason(tree.root)
+        self.last_status = status
+        request = termination_requested(tree.root)
+        if request is not None:
+            tree.stop()
+            clear_termination(tree.root)
+            self.running = False
+            self.terminated = f'{request.node_name}: {request.status.name.lower()} ' \
+                f'{request.reason}'.strip()
+            self.get_logger().info(f'tree terminated by {self.terminated}')
+            changed = True
+        self.publish_status(force=changed)
+
+    def status(self) -> dict[str, Any]:
+        """Return the status published on ~/status."""
+        tree = self.tree
+        return {
+            'tree': tree.name if tree else None,
+            'file': tree.file if tree else None,
+            'root_status': self.last_status.name,
+            'tick_count': self.tick_count,
+            'running': self.running,
+            'terminated': self.terminated,
+            'last_failure': self.last_failure,
+            'tick_duration_ms': round(self.tick_duration * 1000.0, 3),
+        }
+
+    def publish_status(self, *, force: bool = False) -> None:
+        """Publish ~/status when something changed or the heartbeat is due."""
+        now = time.monotonic()
+        if not force and now - self._last_status_publish < self._param('status_period'):
+            return
+        self._last_status_publish = now
+        self._status_publisher.publish(String(data=json.dumps(self.status())))
+
+    # ---- runtime control -----------------------------------------------------------
+
+    def pause(self) -> str:
+        """Halt the tree (cancelling its goals) and stop ticking."""
+        if self.tree is not None:
+            self.tree.stop()
+        self.running = False
+        self.publish_status(force=True)
+        return 'paused: tree halted, goals cancelled'
+
+    def resume(self) -> str:
+        """Start ticking again (the tree restarts from its root; the blackboard is kept)."""
+        self.running = True
+        self.terminated = None
+        self.publish_status(force=True)
+        return 'resumed'
+
+    def reset(self) -> str:
+        """Halt the tree, restore the initial blackboard and limits, and tick again."""
+        if self.tree is None:
+            return 'no tree loaded'
+        self.tree.stop()
+        reset_limits(self.tree.root)
+        py_trees.blackboard.Blackboard.storage.clear()
+        apply_blackboard_defaults(self.tree.document)
+        self.tick_count = 0
+        self.last_failure = ''
+        self.terminated = None
+        self.running = True
+        self.publish_status(force=True)
+        return 'reset'
+
+    def reload(self) -> str:
+        """Reload the current tree file (rejected, old tree kept, if it became invalid)."""
+        tree_file = self._param('tree_file')
+        if not tree_file:
+            raise TreeError.single(SourceLocation('<parameters>'), 'tree_file is empty')
+        self._install(self.load(tree_file, self._param('tree_name')))
+        return f'reloaded {tree_file}'
+
+    def _service(self, action: Callable[[], str], response: Trigger.Response
+                 ) -> Trigger.Response:
+        try:
+            response.message = action()
+            response.success = True
+        except TreeError as error:
+            response.success = False
+            response.message = str(error)
+        return response
+
+    def _srv_pause(self, request: Trigger.Request, response: Trigger.Response):
+        return self._service(self.pause, response)
+
+    def _srv_resume(self, request: Trigger.Request, response: Trigger.Response):
+        return self._service(self.resume, response)
+
+    def _srv_reset(self, request: Trigger.Request, response: Trigger.Response):
+        return self._service(self.reset, response)
+
+    def _srv_reload(self, request: Trigger.Request, response: Trigger.Response):
+        return self._service(self.reload, response)
+
+    # ---- stopping ------------------------------------------------------------------
+
+    def stop_tree(self, executor: Any, *, timeout: Optional[float] = None) -> bool:
+        """Halt every tree and spin until goal cancels are acknowledged (bounded).
+
+        Returns:
+            True if every cancel was acknowledged within the timeout.
+        """
+        if timeout is None:
+            timeout = self._param('shutdown_timeout')
+        self.running = False
+        if self.tree is not None:
+            self.tree.stop()
+            self.retiring.append(self.tree)
+            self.tree = None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pending = [f for tree in self.retiring for f in tree.outstanding()]
+            if not pending:
+                break
+            executor.spin_once(timeout_sec=min(0.05, max(0.0, deadline - time.monotonic())))
+        acknowledged = not any(tree.outstanding() for tree in self.retiring)
+        if not acknowledged:
+            self.get_logger().error('some goal cancels were not acknowledged within '
+                                    f'{timeout} s')
+        for tree in self.retiring:
+            tree.destroy()
+        self.retiring = []
+        self.publish_status(force=True)
+        return acknowledged
+
+
+def main(args: Optional[list[str]] = None) -> int:
+    """Run the executive until SIGINT/SIGTERM/SIGHUP; cancel goals before exiting.
+
+    Returns:
+        0 on a normal end; 128 + the signal number when stopped by a signal.
+    """
+    rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    received: list[int] = []
+
+    def on_signal(signum: int, frame: Any) -> None:
+        received.append(signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, on_signal)
+    executive = None
+    executor = SingleThreadedExecutor()
+    try:
+        try:
+            executive = Executive()
+        except TreeError:
+            return 1
+        executor.add_node(executive)
+        while rclpy.ok() and not received:
+            executor.spin_once(timeout_sec=0.1)
+    except ExternalShutdownException:
+        pass
+    finally:
+        if executive is not None:
+            executive.stop_tree(executor)
+            executor.remove_node(executive)
+            executive.destroy_node()
+        executor.shutdown()
+        rclpy.try_shutdown()
+    return 128 + received[0] if received else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""The blackboard feed: subscriptions declared in YAML that store into the blackboard.
+
+```yaml
+subscriptions:
+  - topic: battery_state
+    type: sensor_msgs/msg/BatteryState
+    key: battery                 # the whole message
+    qos: sensor_data             # reliable (default) | sensor_data | latched
+    max_age: 5.0                 # seconds; older data is stale (0: never)
+  - {topic: emergency_stop, type: std_msgs/msg/Bool, field: data, key: estop}
+  - topic: odom
+    type: nav_msgs/msg/Odometry
+    fields: {x: pose.pose.position.x, y: pose.pose.position.y}   # several keys
+```
+
+Callbacks only store the latest value and its receive time; :meth:`BlackboardFeed.apply`
+copies new values to the blackboard at the start of a tick, so the tree always reads
+one consistent state. A key whose data is older than ``max_age`` is removed from the
+blackboard and reads as stale, with the age, in every expression that uses it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Callable, Optional
+
+from bt_executive.errors import Diagnostic, SourceLocation
+from bt_executive.expressions import EvaluationError
+from bt_executive.registry import hint
+from bt_executive.yaml_source import YMap, YNode, YScalar, YSeq
+import py_trees
+
+QOS_PROFILES = ('reliable', 'sensor_data', 'latched')
+_KEYS = ('topic', 'type', 'key', 'field', 'fields', 'qos', 'max_age')
+_IDENTIFIER = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
+_FIELD_PATH = re.compile(r'[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*\Z')
+_MSG_TYPE = re.compile(r'[a-z][a-z0-9_]*/msg/[A-Z][A-Za-z0-9]*\Z')
+
+
+@dataclasses.dataclass(frozen=True)
+class SubscriptionSpec:
+    """One declared subscription.
+
+    Attributes:
+        topic: topic name (relative names resolve in the executive's namespace)
+        type: message type string, e.g. ``sensor_msgs/msg/BatteryState``
+        targets: (blackboard key, field path or None for the whole message) pairs
+        qos: QoS profile name
+        max_age: seconds after which the data is stale; 0 means never
+        loc: where the entry is written
+    """
+
+    topic: str
+    type: str  # noqa: A003 - the YAML key
+    targets: tuple[tuple[str, Optional[str]], ...]
+    qos: str = 'reliable'
+    max_age: float = 0.0
+    loc: SourceLocation = SourceLocation('<unknown>')
+
+
+def parse_subscriptions(
+        sections: list[YNode]) -> tuple[list[SubscriptionSpec], list[Diagnostic]]:
+    """Parse every ``subscriptions:`` section; return specs and all problems found."""
+    specs: list[SubscriptionSpec] = []
+    errors: list[Diagnostic] = []
+    keys_seen: dict[str, SourceLocation] = {}
+    for section in sections:
+        if not isinstance(section, YSeq):
+            errors.append(Diagnostic(section.loc, "'subscriptions' must be a list of "
+                                     '{topic, type, key} entries'))
+            continue
+        for entry in section:
+            spec = _parse_entry(entry, errors)
+            if spec is None:
+                continue
+            for key, _ in spec.targets:
+                if key in keys_seen:
+                    errors.append(Diagnostic(spec.loc, f"blackboard key '{key}' is already "
+                                             f'fed by the subscription at {keys_seen[key]}'))
+                keys_seen[key] = spec.loc
+            specs.append(spec)
+    return specs, errors
+
+
+def _parse_entry(entry: YNode, errors: list[Diagnostic]) -> Optional[SubscriptionSpec]:
+    def error(node: YNode, message: str) -> None:
+        errors.append(Diagnostic(node.loc, message, 'subscriptions'))
+
+    if not isinstance(entry, YMap):
+        error(entry, f'expected a mapping with topic, type and key, got {entry.kind}')
+        return None
+    before = len(errors)
+    for key, _ in entry.entries:
+        if key.value not in _KEYS:
+            errors.append(Diagnostic(key.loc, f"unknown key '{key.value}'"
+                                     f'{hint(key.value, _KEYS)} (expected: '
+                                     f"{', '.join(_KEYS)})", 'subscriptions'))
+
+    def string(name: str, pattern: Optional[re.Pattern] = None,
+               expected: str = 'a string') -> Optional[str]:
+        node = entry.get(name)
+        if node is None:
+            return None
+        if not isinstance(node, YScalar) or not isinstance(node.value, str) \
+                or (pattern is not None and not pattern.match(node.value)):
+            got = repr(node.value) if isinstance(node, YScalar) else node.kind
+            error(node, f"'{name}' must be {expected}, got {got}")
+            return None
+        return node.value
+
+    topic = string('topic', re.compile(r'[~/A-Za-z][~/A-Za-z0-9_{}]*\Z'), 'a topic name')
+    msg_type = string('type', _MSG_TYPE, "a message type like 'std_msgs/msg/Bool'")
+    if entry.get('topic') is None:
+        error(entry, "subscription needs 'topic'")
+    if entry.get('type') is None:
+        error(entry, "subscription needs 'type' (e.g. sensor_msgs/msg/BatteryState)")
+    key = string('key', _IDENTIFIER, 'a blackboard key (identifier)')
+    field = string('field', _FIELD_PATH, "a field path like 'data' or 'pose.position.x'")
+    targets: list[tuple[str, Optional[str]]] = []
+    fields = entry.get('fields')
+    if fields is not None:
+        if key is not None or field is not None:
+            error(fields, "use either 'key' (with optional 'field') or 'fields', not both")
+        if not isinstance(fields, YMap) or not len(fields):
+            error(fields, "'fields' must map blackboard keys to field paths")
+        else:
+            for k, v in fields.entries:
+                if not _IDENTIFIER.match(k.value):
+                    error(k, f"blackboard key '{k.value}' must be an identifier")
+                elif not isinstance(v, YScalar) or not isinstance(v.value, str) \
+                        or not _FIELD_PATH.match(v.value):
+                    error(v, f"field path for '{k.value}' must look like 'pose.position.x'")
+                else:
+                    targets.append((k.value, v.value))
+    elif key is not None:
+        targets.append((key, field))
+    elif entry.get('key') is None:
+        error(entry, "subscription needs 'key' (or 'fields') to say where to store data")
+    qos = string('qos')
+    if qos is not None and qos not in QOS_PROFILES:
+        error(entry.get('qos'), f"'qos' must be one of {', '.join(QOS_PROFILES)}, got "
+              f"'{qos}'{hint(qos, QOS_PROFILES)}")
+    max_age = 0.0
+    age_node = entry.get('max_age')
+    if age_node is not None:
+        value = age_node.value if isinstance(age_node, YScalar) else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            error(age_node, "'max_age' must be a number of seconds >= 0")
+        else:
+            max_age = float(value)
+    if len(errors) > before or topic is None or msg_type is None:
+        return None
+    return SubscriptionSpec(topic=topic, type=msg_type, targets=tuple(targets),
+                            qos=qos or 'reliable', max_age=max_age, loc=entry.loc)
+
+
+def check_fields(spec: SubscriptionSpec) -> list[Diagnostic]:
+    """Check the type and field paths against the message definition, if installed."""
+    from bt_executive.ros import interfaces
+    if not interfaces.is_available(spec.type):
+        try:
+            interfaces.resolve(spec.type, kind='msg')
+        except interfaces.InterfaceError as error:
+            if 'is not installed' in error.message:
+                return []  # e.g. a robot-only package: checked where it is installed
+            return [Diagnostic(spec.loc, error.message, 'subscriptions')]
+    msg_class = interfaces.resolve(spec.type, kind='msg')
+    problems = []
+    for key, path in spec.targets:
+        if path is None:
+            continue
+        current = msg_class
+        for part in path.split('.'):
+            fields = interfaces.fields_of(current) if current is not None else {}
+            if part not in fields:
+                problems.append(Diagnostic(
+                    spec.loc, f"'{path}' is not a field path of {spec.type}: no field "
+                    f"'{part}'{hint(part, list(fields))}", 'subscriptions'))
+                break
+            current = _nested_class(current, part)
+    return problems
+
+
+def _nested_class(msg_class: Any, field: str) -> Any:
+    value = getattr(msg_class(), field, None)
+    return type(value) if hasattr(value, 'get_fields_and_field_types') else None
+
+
+def _extract(message: Any, path: Optional[str]) -> Any:
+    if path is None:
+        return message
+    value = message
+    for part in path.split('.'):
+        value = getattr(value, part)
+    return value
+
+
+class BlackboardFeed:
+    """Subscriptions that keep the latest values; the tick applies them to the blackboard.
+
+    Args:
+        node: the executive node (subscriptions are created on it)
+        specs: the declared subscriptions
+        now: returns the node's current time in seconds (ROS time with use_sim_time)
+    """
+
+    def __init__(self, node: Any, specs: list[SubscriptionSpec], now: Callable[[], float]):
+        from bt_executive.ros import interfaces
+        self._now = now
+        self._node = node
+        self.specs = specs
+        self.received: dict[str, float] = {}
+        self.stale: dict[str, str] = {}
+        self._pending: dict[str, Any] = {}
+        self._max_age: dict[str, float] = {}
+        self._subscriptions = []
+        for spec in specs:
+            msg_class = interfaces.resolve(spec.type, kind='msg')
+            for key, _ in spec.targets:
+                if spec.max_age > 0:
+                    self._max_age[key] = spec.max_age
+            self._subscriptions.append(node.create_subscription(
+                msg_class, spec.topic, self._callback(spec), qos_profile(spec.qos)))
+
+    def _callback(self, spec: SubscriptionSpec) -> Callable[[Any], None]:
+        targets = spec.targets
+
+        def store(message: Any) -> None:
+            stamp = self._now()
+            for key, path in targets:
+                self._pending[key] = _extract(message, path)
+                self.received[key] = stamp
+        return store
+
+    def apply(self) -> None:
+        """Copy new values to the blackboard and mark data older than max_age as stale."""
+        if self._pending:
+            pending, self._pending = self._pending, {}
+            for key, value in pending.items():
+                py_trees.blackboard.Blackboard.set('/' + key, value)
+                self.stale.pop(key, None)
+        if self._max_age:
+            now = self._now()
+            for key, max_age in self._max_age.items():
+                stamp = self.received.get(key)
+                if stamp is None or key in self.stale:
+                    continue
+                age = now - stamp
+                if age > max_age:
+                    self.stale[key] = (f"blackboard key '{key}' is stale: last update "
+                                       f'{age:.1f} s ago (max_age {max_age:g} s)')
+                    py_trees.blackboard.Blackboard.unset('/' + key)
+
+    def lookup(self, name: str) -> Any:
+        """Read a blackboard key; stale keys raise an error that says how old they are."""
+        try:
+            return py_trees.blackboard.Blackboard.storage['/' + name]
+        except KeyError:
+            reason = self.stale.get(name)
+            if reason is not None:
+                raise EvaluationError(reason) from None
+            raise
+
+    def destroy(self) -> None:
+        """Destroy the subscriptions (idempotent)."""
+        for subscription in self._subscriptions:
+            self._node.destroy_subscription(subscription)
+        self._subscriptions = []
+
+
+def qos_profile(name: str) -> Any:
+    """Return the rclpy QoS profile for a profile name used in tree files."""
+    from rclpy.qos import (DurabilityPolicy, qos_profile_sensor_data, QoSProfile,
+                           ReliabilityPolicy)
+    if name == 'sensor_data':
+        return qos_profile_sensor_data
+    if name == 'latched':
+        return QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    return QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)

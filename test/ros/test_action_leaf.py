@@ -1,0 +1,349 @@
+"""The Action leaf against a real test_msgs/action/Fibonacci server in a subprocess.
+
+Every test ticks a tree with the real leaves in the test thread, interleaved with
+``spin_once`` of a single-threaded executor (see ``tree_runner``), and checks what the
+server saw through the events it publishes.
+"""
+
+from collections.abc import Callable, Iterator
+import pathlib
+import time
+from typing import Any
+
+from helpers import PeerEvents, SpawnedProcess
+import py_trees
+from py_trees.common import Status
+import pytest
+from tree_runner import RosEnv, unique_name
+
+PEERS = pathlib.Path(__file__).resolve().parent / 'peers'
+FIBONACCI_SERVER = PEERS / 'fibonacci_server.py'
+DISCOVERY_TIMEOUT = 15.0
+ANSWER_TIMEOUT = 10.0
+# Seconds per step of goals that must stay active for a while: the peer's int32 sequence
+# overflows (and the goal aborts) after 46 steps, i.e. after 9 s at this period.
+SLOW_PERIOD = '0.2'
+
+StartServer = Callable[..., tuple[str, PeerEvents]]
+
+
+@pytest.fixture
+def env(request: pytest.FixtureRequest) -> Iterator[RosEnv]:
+    """Yield a private ROS environment (context, node, executor) for the test."""
+    with RosEnv(request.node.name) as environment:
+        yield environment
+
+
+@pytest.fixture
+def fibonacci(spawn: Callable[..., SpawnedProcess], env: RosEnv) -> StartServer:
+    """Start a Fibonacci server in the given mode; return (action name, its events)."""
+    def start(mode: str, *options: str) -> tuple[str, PeerEvents]:
+        name = unique_name('fib')
+        process = spawn(FIBONACCI_SERVER, name, mode, *options)
+        process.wait_for_line('READY', timeout=DISCOVERY_TIMEOUT)
+        return name, PeerEvents(env.node, f'{name}/events')
+
+    return start
+
+
+def action_tree(server: str, **params: Any) -> str:
+    """Return a one-leaf tree calling the Fibonacci action on ``server``."""
+    fields = {'type': 'test_msgs/action/Fibonacci', 'server': server,
+              'server_timeout': DISCOVERY_TIMEOUT, **params}
+    text = ', '.join(f'{key}: {value}' for key, value in fields.items())
+    return f'trees:\n  Main:\n    Action fib: {{{text}}}\n'
+
+
+PREEMPTABLE = """
+blackboard: {{preempt: false}}
+trees:
+  Main:
+    Selector:
+      - Condition: preempt
+      - Action fib: {{type: test_msgs/action/Fibonacci, server: {server},
+                     goal: {{order: {order}}}, server_timeout: 15.0}}
+"""
+
+
+def blackboard(key: str) -> Any:
+    """Return a root blackboard value."""
+    return py_trees.blackboard.Blackboard.get('/' + key)
+
+
+def set_blackboard(key: str, value: Any) -> None:
+    """Write a root blackboard value."""
+    py_trees.blackboard.Blackboard.set('/' + key, value)
+
+
+@pytest.mark.ros
+def test_goal_from_blackboard_succeeds_with_result_and_feedback(
+        fibonacci: StartServer, env: RosEnv) -> None:
+    from test_msgs.action import Fibonacci
+
+    server, events = fibonacci('succeed', '--period', '0.05')
+    runner = env.run(action_tree(server, goal='{order: $n}', result_key='result',
+                                 feedback_key='progress'))
+    reason = runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
+    assert reason == "cannot build the goal: field goal.order: $n: no blackboard key 'n'"
+
+    set_blackboard('n', 5)
+    runner.tick_until_status(Status.SUCCESS, ANSWER_TIMEOUT)
+    result = blackboard('result')
+    assert isinstance(result, Fibonacci.Result)
+    assert list(result.sequence) == [0, 1, 1, 2, 3, 5]
+    progress = blackboard('progress')
+    assert isinstance(progress, Fibonacci.Feedback)
+    assert list(progress.sequence) == [0, 1, 1, 2, 3, 5][:len(progress.sequence)]
+    accepted = runner.await_event(events, 'goal_accepted', timeout=ANSWER_TIMEOUT)
+    assert accepted['order'] == 5
+    assert events.names().count('goal_received') == 1
+    runner.root.stop(Status.INVALID)  # halting a finished leaf cancels nothing
+    assert runner.outstanding() == []
+
+
+@pytest.mark.ros
+def test_absent_server_fails_after_server_timeout(env: RosEnv) -> None:
+    server = unique_name('nobody')
+    runner = env.run(action_tree(server, server_timeout=0.5))
+    started = time.monotonic()
+    reason = runner.tick_until_status(Status.FAILURE, 5.0)
+    elapsed = time.monotonic() - started
+    assert reason == f"action server '/{server}' not available after 0.5 s"
+    assert 0.5 <= elapsed < 1.5
+
+
+@pytest.mark.ros
+def test_rejected_goal_fails(fibonacci: StartServer, env: RosEnv) -> None:
+    server, events = fibonacci('reject')
+    runner = env.run(action_tree(server, goal='{order: 4}'))
+    reason = runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
+    assert reason == f'goal rejected by /{server}'
+    assert runner.await_event(events, 'goal_rejected', timeout=ANSWER_TIMEOUT)['order'] == 4
+    assert runner.outstanding() == []
+
+
+@pytest.mark.ros
+def test_aborted_goal_fails(fibonacci: StartServer, env: RosEnv) -> None:
+    server, events = fibonacci('abort')
+    runner = env.run(action_tree(server, goal='{order: 4}', result_key='result'))
+    assert runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT) == 'goal aborted'
+    with pytest.raises(KeyError):
+        blackboard('result')
+
+
+@pytest.mark.ros
+def test_result_timeout_cancels_the_goal(fibonacci: StartServer, env: RosEnv) -> None:
+    server, events = fibonacci('slow', '--period', SLOW_PERIOD)
+    runner = env.run(action_tree(server, goal='{order: 3}', timeout=0.5))
+    reason = runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
+    assert reason == 'no result after 0.5 s'
+    accepted = runner.await_event(events, 'goal_accepted', timeout=ANSWER_TIMEOUT)
+    goal_id = accepted['goal_id']
+    runner.await_event(events, 'cancel_requested', goal_id=goal_id, timeout=ANSWER_TIMEOUT)
+    finished = runner.await_event(events, 'finished', goal_id=goal_id,
+                                  timeout=ANSWER_TIMEOUT)
+    assert finished['status'] == 'canceled'
+    runner.spin_until(lambda: not runner.outstanding(), ANSWER_TIMEOUT, 'the cancel response')
+
+
+@pytest.mark.ros
+def test_preemption_cancels_the_running_goal(fibonacci: StartServer, env: RosEnv) -> None:
+    server, events = fibonacci('slow', '--period', SLOW_PERIOD)
+    runner = env.run(PREEMPTABLE.format(server=server, order=3))
+    leaf = runner.leaf('fib')
+    accepted = runner.tick_until(
+        lambda: next((e for e in events.events() if e['event'] == 'goal_accepted'), None),
+        ANSWER_TIMEOUT, 'the goal to be accepted')
+    runner.tick_until(lambda: leaf.feedback_message.startswith('goal active'),
+                      ANSWER_TIMEOUT, 'the goal response')
+    assert runner.status == Status.RUNNING
+
+    set_blackboard('preempt', True)
+    assert runner.tick() == Status.SUCCESS
+    assert leaf.status == Status.INVALID
+    assert runner.outstanding(), 'the cancel response should be awaited'
+    runner.await_event(events, 'cancel_requested', goal_id=accepted['goal_id'],
+                       timeout=ANSWER_TIMEOUT)
+    finished = runner.await_event(events, 'finished', goal_id=accepted['goal_id'],
+                                  timeout=ANSWER_TIMEOUT)
+    assert finished['status'] == 'canceled'
+    runner.spin_until(lambda: not runner.outstanding(), ANSWER_TIMEOUT, 'the cancel response')
+
+
+@pytest.mark.ros
+def test_preemption_before_the_goal_response_cancels_once_accepted(
+        fibonacci: StartServer, env: RosEnv) -> None:
+    server, events = fibonacci('delay_accept', '--accept-delay', '1.0',
+                               '--period', SLOW_PERIOD)
+    runner = env.run(PREEMPTABLE.format(server=server, order=40))
+    leaf = runner.leaf('fib')
+    runner.tick_until(lambda: leaf.feedback_message.startswith('goal sent'),
+                      DISCOVERY_TIMEOUT, 'the goal to be sent')
+    set_blackboard('preempt', True)
+    assert runner.tick() == Status.SUCCESS
+    assert leaf.status == Status.INVALID
+    assert 'goal_accepted' not in events.names()
+    assert runner.outstanding(), 'the pending goal response should be awaited'
+
+    accepted = runner.await_event(events, 'goal_accepted', timeout=ANSWER_TIMEOUT)
+    runner.await_event(events, 'cancel_requested', goal_id=accepted['goal_id'],
+                       timeout=ANSWER_TIMEOUT)
+    finished = runner.await_event(events, 'finished', goal_id=accepted['goal_id'],
+                                  timeout=ANSWER_TIMEOUT)
+    assert finished['status'] == 'canceled'
+    runner.spin_until(lambda: not runner.outstanding(), ANSWER_TIMEOUT,
+                      'the goal and cancel responses')
+
+
+@pytest.mark.ros
+def test_callbacks_of_a_preempted_run_do_not_affect_the_next_run(
+        fibonacci: StartServer, env: RosEnv) -> None:
+    server, events = fibonacci('slow', '--period', SLOW_PERIOD)
+    runner = env.run(PREEMPTABLE.format(server=server, order=3))
+    leaf = runner.leaf('fib')
+    runner.tick_until(lambda: leaf.feedback_message.startswith('goal active'),
+                      ANSWER_TIMEOUT, 'the first goal to be active')
+    first = runner.await_event(events, 'goal_accepted', timeout=ANSWER_TIMEOUT)['goal_id']
+    set_blackboard('preempt', True)
+    runner.tick()
+    set_blackboard('preempt', False)
+    runner.tick_until(
+        lambda: [e for e in events.events() if e['event'] == 'goal_accepted'][1:],
+        ANSWER_TIMEOUT, 'the second goal to be accepted')
+    # The first goal's canceled result arrives while the second run is going on.
+    runner.tick_until(lambda: any(e['event'] == 'finished' and e['goal_id'] == first
+                                  for e in events.events()),
+                      ANSWER_TIMEOUT, 'the first goal to finish')
+    for _ in range(20):
+        runner.spin_once()
+        assert runner.tick() == Status.RUNNING, runner.describe()
+    assert leaf.feedback_message.startswith('goal active')
+
+
+@pytest.mark.ros
+def test_leaf_without_node_and_after_shutdown(env: RosEnv) -> None:
+    from bt_executive.ros.leaves import FACTORIES
+
+    runner = env.run(action_tree(unique_name('nobody'), server_timeout=5.0))
+    leaf = runner.leaf('fib')
+    assert leaf.outstanding() == []
+    runner.shutdown()
+    runner.shutdown()  # idempotent
+    assert runner.tick() == Status.FAILURE
+    assert leaf.feedback_message == 'leaf shut down'
+
+    registry = runner.context.registry
+    assert registry.get('Action').factory is FACTORIES['Action']
+    with pytest.raises(RuntimeError, match="Action leaf 'fib' needs the ROS node"):
+        leaf.setup()
+
+
+# ---- build-time and load-time checks (no server needed) ----------------------------
+
+
+def load(text: str) -> Any:
+    """Load a document with the catalogue (ROS leaves as declared)."""
+    from bt_executive.loader import Loader
+    from bt_executive.nodes import default_registry
+
+    return Loader(default_registry()).load_text(text, name='tree.yaml')
+
+
+def check(text: str) -> list[tuple[str, str]]:
+    """Run check_leaf over every ROS leaf of the text's trees; return (loc, message)."""
+    from bt_executive.ros.leaves import check_leaf
+
+    document = load(text)
+    problems = []
+    for tree in document.trees.values():
+        for node in tree.root.walk():
+            problems.extend((str(loc), message) for loc, message in check_leaf(node))
+    return problems
+
+
+@pytest.mark.ros
+def test_check_leaf_reports_goal_field_errors_with_the_field_path() -> None:
+    problems = check('trees:\n'
+                     '  Main:\n'
+                     '    Action: {type: test_msgs/action/Fibonacci, server: fib,\n'
+                     '             goal: {ordr: 3}}\n')
+    assert problems == [('tree.yaml:4:20',
+                         "field goal.ordr: unknown field 'ordr' for "
+                         "test_msgs/action/Fibonacci_Goal (did you mean 'order'?); "
+                         'valid fields: order')]
+    problems = check('trees:\n'
+                     '  Main:\n'
+                     '    Action: {type: test_msgs/action/Fibonacci, server: fib,\n'
+                     '             goal: {order: 2.5}}\n')
+    assert problems == [('tree.yaml:4:20',
+                         'field goal.order: expected an integer, got non-integral float '
+                         '2.5')]
+
+
+@pytest.mark.ros
+def test_check_leaf_accepts_references_and_expressions() -> None:
+    assert check('trees:\n'
+                 '  Main:\n'
+                 '    Sequence:\n'
+                 '      - Action: {type: test_msgs/action/Fibonacci, server: fib,\n'
+                 "                 goal: {order: '${n + 1}'}}\n"
+                 '      - Action: {type: test_msgs/action/Fibonacci, server: fib,\n'
+                 '                 goal: $whole_goal}\n'
+                 '      - Service: {type: test_msgs/srv/BasicTypes, service: srv,\n'
+                 '                  request: {int32_value: $n, string_value: text}}\n'
+                 '      - Publish: {type: geometry_msgs/msg/Point, topic: p,\n'
+                 '                  fields: {x: $x, y: 1}}\n') == []
+
+
+@pytest.mark.ros
+def test_check_leaf_skips_types_whose_package_is_not_installed() -> None:
+    import importlib.util
+
+    assert importlib.util.find_spec('nav2_msgs') is None, 'nav2_msgs is installed here'
+    assert check('trees:\n'
+                 '  Main:\n'
+                 '    Action: {type: nav2_msgs/action/NavigateToPose,\n'
+                 '             server: navigate_to_pose,\n'
+                 '             goal: {pose: {header: {frame_id: map}}, nonsense: 1}}\n') == []
+
+
+@pytest.mark.ros
+def test_check_leaf_reports_types_names_and_request_fields() -> None:
+    problems = check('trees:\n'
+                     '  Main:\n'
+                     '    Sequence:\n'
+                     '      - Action: {type: std_msgs/msg/Bool, server: fib}\n'
+                     '      - Service: {type: std_srvs/srv/Triger, service: a b}\n'
+                     '      - Service: {type: test_msgs/srv/BasicTypes, service: srv,\n'
+                     '                  request: {bool_value: 1}}\n'
+                     '      - Publish: {type: std_msgs/msg/Bool, topic: /p/, fields: {}}\n')
+    messages = [message for _loc, message in problems]
+    assert len(problems) == 5, problems
+    assert messages[0] == "expected an action type, got a msg type: 'std_msgs/msg/Bool'"
+    assert messages[1].startswith("service 'a b': ")
+    assert "has no srv type 'Triger'" in messages[2] and "'Trigger'" in messages[2]
+    assert messages[3] == 'field request.bool_value: expected a bool, got int'
+    assert messages[4] == "topic '/p/': topic name must not end with a forward slash"
+
+
+@pytest.mark.ros
+def test_factory_rejects_bad_types_and_goals_at_build_time() -> None:
+    from bt_executive.builder import build
+    from bt_executive.errors import TreeError
+    from bt_executive.nodes import default_registry
+    from bt_executive.ros.leaves import FACTORIES
+
+    registry = default_registry().with_factories(FACTORIES)
+    document = load('trees:\n'
+                    '  Main:\n'
+                    '    Sequence:\n'
+                    '      - Action: {type: nav2_msgs/action/NavigateToPose, server: nav}\n'
+                    '      - Action: {type: test_msgs/action/Fibonacci, server: fib,\n'
+                    '                 goal: {order: $n, extra: 1}}\n')
+    with pytest.raises(TreeError) as raised:
+        build(document, registry=registry)
+    messages = [diagnostic.message for diagnostic in raised.value.diagnostics]
+    assert messages[0].startswith("cannot build Action: package 'nav2_msgs' is not "
+                                  'installed')
+    assert messages[1].startswith('cannot build Action: field goal.extra: unknown field '
+                                  "'extra'")

@@ -1,0 +1,278 @@
+"""The executive node: ticking, status, runtime control, tree swaps and safe stop.
+
+The executive runs in-process on its own context and executor, spun from the test
+thread exactly as ``main()`` spins it; peers (Fibonacci action server) are real
+subprocesses; the SIGTERM test runs the executive itself as a subprocess.
+"""
+
+from collections.abc import Callable, Iterator
+import json
+import pathlib
+import signal
+import textwrap
+import time
+from typing import Any
+import uuid
+
+from helpers import PeerEvents, SpawnedProcess
+import pytest
+
+pytestmark = pytest.mark.ros
+
+PEERS = pathlib.Path(__file__).resolve().parent / 'peers'
+FIBONACCI_SERVER = PEERS / 'fibonacci_server.py'
+TIMEOUT = 15.0
+
+
+def unique(prefix: str) -> str:
+    return f'{prefix}_{uuid.uuid4().hex[:8]}'
+
+
+def write_tree(directory: pathlib.Path, name: str, text: str) -> str:
+    path = directory / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+class Host:
+    """An Executive on its own context, spun from the test thread."""
+
+    def __init__(self, tree_file: str, **parameters: Any):
+        import rclpy
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.parameter import Parameter
+
+        from bt_executive.ros.executive import Executive
+
+        self.context = Context()
+        rclpy.init(context=self.context)
+        overrides = [Parameter('tree_file', value=tree_file)]
+        overrides += [Parameter(k, value=v) for k, v in parameters.items()]
+        self.namespace = '/' + unique('ex')
+        self.executive = Executive(namespace=self.namespace, parameter_overrides=overrides,
+                                   context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.executive)
+
+    def spin_until(self, predicate: Callable[[], Any], message: str,
+                   timeout: float = TIMEOUT) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f'timed out after {timeout}s waiting for {message}; '
+                                     f'status: {self.executive.status()}')
+            self.executor.spin_once(timeout_sec=0.02)
+
+    def set_tree(self, **changes: Any) -> Any:
+        from rclpy.parameter import Parameter
+        results = self.executive.set_parameters(
+            [Parameter(k, value=v) for k, v in changes.items()])
+        return results[0]
+
+    def close(self) -> None:
+        self.executive.stop_tree(self.executor, timeout=5.0)
+        self.executor.remove_node(self.executive)
+        self.executive.destroy_node()
+        self.executor.shutdown()
+        self.context.try_shutdown()
+
+
+@pytest.fixture
+def host() -> Iterator[Callable[..., Host]]:
+    hosts: list[Host] = []
+
+    def start(tree_file: str, **parameters: Any) -> Host:
+        created = Host(tree_file, **parameters)
+        hosts.append(created)
+        return created
+
+    yield start
+    for created in hosts:
+        created.close()
+
+
+@pytest.fixture
+def slow_fibonacci(spawn: Callable[..., SpawnedProcess],
+                   ros_node: Any) -> tuple[str, PeerEvents, SpawnedProcess]:
+    name = unique('fib')
+    process = spawn(FIBONACCI_SERVER, name, 'slow')
+    process.wait_for_line('READY', timeout=TIMEOUT)
+    events = PeerEvents(ros_node, f'/{name}/events')
+    events.wait_for_name('ready', timeout=TIMEOUT)
+    return '/' + name, events, process
+
+
+ACTION_TREE = """
+    trees:
+      Main:
+        Action move:
+          type: test_msgs/action/Fibonacci
+          server: {server}
+          goal: {{order: 5}}
+          server_timeout: 10.0
+    """
+
+
+def test_ticks_and_publishes_latched_status(host, tmp_path, ros_node):
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from std_msgs.msg import String
+
+    tree = write_tree(tmp_path, 't.yaml', """
+        blackboard: {done: false}
+        trees:
+          Main:
+            Sequence:
+              - TickCounter: 3
+              - SetBlackboard: {key: done, value: true}
+        """)
+    ex = host(tree, tick_rate=100.0)
+    ex.spin_until(lambda: ex.executive.last_status.name == 'SUCCESS', 'the tree to succeed')
+    assert ex.executive.tick_count >= 4
+    # a late subscriber still gets the current status at once (latched QoS)
+    received = []
+    qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    ros_node.create_subscription(String, f'{ex.namespace}/bt_executive/status',
+                                 lambda msg: received.append(json.loads(msg.data)), qos)
+    ex.spin_until(lambda: received, 'a latched status message')
+    assert received[-1]['tree'] == 'Main'
+    assert received[-1]['file'] == tree
+    assert received[-1]['root_status'] in ('SUCCESS', 'RUNNING')
+
+
+def test_status_reports_the_last_failure(host, tmp_path):
+    tree = write_tree(tmp_path, 't.yaml', """
+        blackboard: {x: 0}
+        trees:
+          Main:
+            Sequence checks:
+              - Condition too small: x > 1
+        """)
+    ex = host(tree, tick_rate=100.0)
+    ex.spin_until(lambda: ex.executive.last_failure, 'a failure reason')
+    assert ex.executive.last_failure == 'Main/checks/too small: x > 1 is false'
+
+
+def test_invalid_swap_is_rejected_and_old_tree_keeps_ticking(host, tmp_path):
+    good = write_tree(tmp_path, 'good.yaml', 'trees:\n  Good:\n    Running:\n')
+    bad = write_tree(tmp_path, 'bad.yaml', 'trees:\n  Bad:\n    Sequense: [Success]\n')
+    ex = host(good, tick_rate=100.0)
+    ex.spin_until(lambda: ex.executive.tick_count > 2, 'the first ticks')
+    result = ex.set_tree(tree_file=bad)
+    assert not result.successful
+    assert "bad.yaml:3:5: Bad/Sequense: unknown node type 'Sequense'" in result.reason
+    assert ex.executive.get_parameter('tree_file').value == good
+    ticks = ex.executive.tick_count
+    ex.spin_until(lambda: ex.executive.tick_count > ticks + 3, 'the old tree to keep ticking')
+    assert ex.executive.tree.name == 'Good'
+
+
+def test_valid_swap_cancels_the_old_goal_and_starts_the_new_tree(host, tmp_path,
+                                                                 slow_fibonacci):
+    server, events, _ = slow_fibonacci
+    first = write_tree(tmp_path, 'a.yaml', ACTION_TREE.format(server=server))
+    second = write_tree(tmp_path, 'b.yaml', """
+        trees:
+          Second:
+            Running still:
+        """)
+    ex = host(first, tick_rate=50.0)
+    accepted = ex.spin_until(lambda: events.find('goal_accepted'), 'the goal to be accepted')
+    result = ex.set_tree(tree_file=second)
+    assert result.successful, result.reason
+    assert ex.executive.tree.name == 'Second'
+    ex.spin_until(lambda: events.find('cancel_requested', goal_id=accepted['goal_id']),
+                  'the old goal to be cancelled at the server')
+    ex.spin_until(lambda: not ex.executive.retiring, 'the old tree to be released')
+    ex.spin_until(lambda: ex.executive.last_status.name == 'RUNNING', 'the new tree to run')
+
+
+def test_pause_cancels_the_goal_and_resume_sends_a_new_one(host, tmp_path, slow_fibonacci,
+                                                           ros_node):
+    from std_srvs.srv import Trigger
+
+    server, events, _ = slow_fibonacci
+    ex = host(write_tree(tmp_path, 'a.yaml', ACTION_TREE.format(server=server)),
+              tick_rate=50.0)
+    first = ex.spin_until(lambda: events.find('goal_accepted'), 'the first goal')
+    pause = ros_node.create_client(Trigger, f'{ex.namespace}/bt_executive/pause')
+    resume = ros_node.create_client(Trigger, f'{ex.namespace}/bt_executive/resume')
+    ex.spin_until(lambda: pause.service_is_ready() and resume.service_is_ready(),
+                  'the control services')
+    future = pause.call_async(Trigger.Request())
+    ex.spin_until(future.done, 'the pause response')
+    assert future.result().success
+    ex.spin_until(lambda: events.find('cancel_requested', goal_id=first['goal_id']),
+                  'the cancel at the server')
+    ticks = ex.executive.tick_count
+    future = resume.call_async(Trigger.Request())
+    ex.spin_until(future.done, 'the resume response')
+    second = ex.spin_until(
+        lambda: [e for e in events.all('goal_accepted') if e['goal_id'] != first['goal_id']],
+        'a new goal after resume')
+    assert second and ex.executive.tick_count > ticks
+
+
+def test_subscription_feed_and_stale_data(host, tmp_path, ros_node):
+    from sensor_msgs.msg import BatteryState
+
+    topic = '/' + unique('battery')
+    tree = write_tree(tmp_path, 't.yaml', f"""
+        subscriptions:
+          - {{topic: {topic}, type: sensor_msgs/msg/BatteryState, key: battery,
+             max_age: 0.5}}
+          - {{topic: {topic}, type: sensor_msgs/msg/BatteryState, field: percentage,
+             key: level}}
+        trees:
+          Main:
+            Sequence:
+              - Condition charged: battery.percentage > 0.5
+              - Condition level: level > 0.5
+        """)
+    ex = host(tree, tick_rate=100.0)
+    publisher = ros_node.create_publisher(BatteryState, topic, 10)
+    ex.spin_until(lambda: publisher.get_subscription_count() > 0, 'the feed subscription')
+    publisher.publish(BatteryState(percentage=0.8))
+    ex.spin_until(lambda: ex.executive.last_status.name == 'SUCCESS', 'fresh data to pass')
+    ex.spin_until(lambda: 'stale' in ex.executive.last_failure, 'the data to go stale',
+                  timeout=5.0)
+    assert "blackboard key 'battery' is stale" in ex.executive.last_failure
+    publisher.publish(BatteryState(percentage=0.9))
+    ex.spin_until(lambda: ex.executive.last_status.name == 'SUCCESS', 'fresh data again')
+
+
+def test_bad_subscription_is_a_load_error(host, tmp_path):
+    from bt_executive.errors import TreeError
+
+    tree = write_tree(tmp_path, 't.yaml', """
+        subscriptions:
+          - {topic: b, type: sensor_msgs/msg/BatteryState, field: percentag, key: level}
+        trees:
+          Main: {Success: }
+        """)
+    with pytest.raises(TreeError, match="no field 'percentag' .did you mean 'percentage'"):
+        host(tree)
+
+
+def test_sigterm_with_an_active_goal_cancels_it_before_exit(spawn, tmp_path, slow_fibonacci):
+    server, events, _ = slow_fibonacci
+    tree = write_tree(tmp_path, 'a.yaml', ACTION_TREE.format(server=server))
+    executive = spawn(_executive_script(), '--ros-args', '-p', f'tree_file:={tree}',
+                      '-r', f'__ns:=/{unique("ex")}')
+    accepted = events.wait_for(lambda e: e['event'] == 'goal_accepted', timeout=TIMEOUT)
+    executive.popen.send_signal(signal.SIGTERM)
+    returncode = executive.popen.wait(TIMEOUT)
+    exited_at = time.time()
+    assert returncode == 128 + signal.SIGTERM, executive.stderr_text()
+    cancel = events.wait_for(lambda e: e['event'] == 'cancel_accepted'
+                             and e['goal_id'] == accepted['goal_id'], timeout=TIMEOUT)
+    assert cancel['time'] <= exited_at
+
+
+def _executive_script() -> pathlib.Path:
+    import bt_executive.ros.executive as module
+    return pathlib.Path(module.__file__)

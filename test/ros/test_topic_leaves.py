@@ -1,0 +1,188 @@
+"""TopicCondition, WaitForMessage and Publish with real DDS traffic.
+
+The test's own node publishes and subscribes (the leaves run on the same node, as the
+executive's leaves do); ticks and callbacks are interleaved in the test thread.
+"""
+
+from collections.abc import Iterator
+import re
+import time
+from typing import Any
+
+import py_trees
+from py_trees.common import Status
+import pytest
+from tree_runner import RosEnv, unique_name
+
+ANSWER_TIMEOUT = 10.0
+
+
+@pytest.fixture
+def env(request: pytest.FixtureRequest) -> Iterator[RosEnv]:
+    """Yield a private ROS environment (context, node, executor) for the test."""
+    with RosEnv(request.node.name) as environment:
+        yield environment
+
+
+def one_leaf(node_type: str, **params: Any) -> str:
+    """Return a one-leaf tree."""
+    text = ', '.join(f'{key}: {value}' for key, value in params.items())
+    return f'trees:\n  Main:\n    {node_type} leaf: {{{text}}}\n'
+
+
+def matched_publisher(env: RosEnv, msg_type: type, topic: str, **qos: Any) -> Any:
+    """Create a publisher on the test node and wait until a subscription matched it."""
+    from rclpy.qos import QoSProfile
+
+    publisher = env.node.create_publisher(msg_type, topic, QoSProfile(depth=10, **qos))
+    env.spin_until(lambda: publisher.get_subscription_count() >= 1, ANSWER_TIMEOUT,
+                   f'a subscription on {topic}')
+    return publisher
+
+
+def blackboard(key: str) -> Any:
+    """Return a root blackboard value."""
+    return py_trees.blackboard.Blackboard.get('/' + key)
+
+
+@pytest.mark.ros
+def test_topic_condition_without_a_message_fails(env: RosEnv) -> None:
+    topic = unique_name('silent')
+    runner = env.run(one_leaf('TopicCondition', topic=topic, type='std_msgs/msg/Bool'))
+    assert runner.tick() == Status.FAILURE
+    assert runner.root.feedback_message == f'no message on /{topic} yet'
+
+
+@pytest.mark.ros
+def test_topic_condition_fresh_then_stale_then_false(env: RosEnv) -> None:
+    from std_msgs.msg import Bool
+
+    topic = unique_name('flag')
+    runner = env.run(one_leaf('TopicCondition', topic=topic, type='std_msgs/msg/Bool',
+                              expr='msg.data', max_age=0.5))
+    publisher = matched_publisher(env, Bool, topic)
+    publisher.publish(Bool(data=True))
+    published = time.monotonic()
+    runner.tick_until(lambda: runner.status == Status.SUCCESS, ANSWER_TIMEOUT,
+                      'the fresh message to pass')
+
+    runner.tick_until(lambda: runner.status == Status.FAILURE, 5.0, 'the message to go stale')
+    reason = runner.root.feedback_message
+    assert time.monotonic() - published >= 0.5
+    assert re.fullmatch(rf'stale: last message on /{topic} \d+\.\d s ago \(max_age 0\.5 s\)',
+                        reason), reason
+
+    publisher.publish(Bool(data=False))
+    runner.tick_until(lambda: runner.root.feedback_message == 'msg.data is false',
+                      ANSWER_TIMEOUT, 'the false message to be seen')
+    assert runner.status == Status.FAILURE
+
+
+@pytest.mark.ros
+def test_topic_condition_mixes_message_and_blackboard(env: RosEnv) -> None:
+    from std_msgs.msg import Int32
+
+    topic = unique_name('level')
+    runner = env.run('blackboard: {limit: 10}\n'
+                     + one_leaf('TopicCondition', topic=topic, type='std_msgs/msg/Int32',
+                                expr="'msg.data < limit'"))
+    publisher = matched_publisher(env, Int32, topic)
+    publisher.publish(Int32(data=3))
+    runner.tick_until(lambda: runner.status == Status.SUCCESS, ANSWER_TIMEOUT,
+                      'the message to pass')
+    py_trees.blackboard.Blackboard.unset('/limit')
+    assert runner.tick() == Status.FAILURE
+    assert runner.root.feedback_message == ('cannot evaluate msg.data < limit: '
+                                            "no blackboard key 'limit'")
+
+
+@pytest.mark.ros
+def test_latched_topic_condition_gets_an_earlier_message(env: RosEnv) -> None:
+    from rclpy.qos import DurabilityPolicy, QoSProfile
+    from std_msgs.msg import Bool
+
+    topic = unique_name('latched')
+    publisher = env.node.create_publisher(
+        Bool, topic, QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    publisher.publish(Bool(data=True))
+    runner = env.run(one_leaf('TopicCondition', topic=topic, type='std_msgs/msg/Bool',
+                              expr='msg.data', qos='latched'))
+    runner.tick_until(lambda: runner.status == Status.SUCCESS, ANSWER_TIMEOUT,
+                      'the latched message')
+
+
+@pytest.mark.ros
+def test_wait_for_message_runs_until_a_matching_message(env: RosEnv) -> None:
+    from std_msgs.msg import Int32
+
+    topic = unique_name('count')
+    runner = env.run(one_leaf('WaitForMessage', topic=topic, type='std_msgs/msg/Int32',
+                              expr="'msg.data > 3'", key='seen'))
+    publisher = matched_publisher(env, Int32, topic)
+    assert runner.tick() == Status.RUNNING
+    publisher.publish(Int32(data=1))
+    runner.tick_until(lambda: 'msg.data > 3 is false' in runner.root.feedback_message,
+                      ANSWER_TIMEOUT, 'the non-matching message to be tested')
+    assert runner.status == Status.RUNNING
+    with pytest.raises(KeyError):
+        blackboard('seen')
+
+    publisher.publish(Int32(data=5))
+    runner.tick_until(lambda: runner.status == Status.SUCCESS, ANSWER_TIMEOUT,
+                      'the matching message')
+    assert isinstance(blackboard('seen'), Int32) and blackboard('seen').data == 5
+
+    # A new run only counts messages received after it started.
+    for _ in range(10):
+        runner.spin_once()
+        assert runner.tick() == Status.RUNNING
+    publisher.publish(Int32(data=9))
+    runner.tick_until(lambda: runner.status == Status.SUCCESS, ANSWER_TIMEOUT,
+                      'the second matching message')
+    assert blackboard('seen').data == 9
+
+
+@pytest.mark.ros
+def test_publish_builds_the_message_from_the_blackboard(env: RosEnv) -> None:
+    from geometry_msgs.msg import Point
+    from rclpy.qos import QoSProfile
+
+    topic = unique_name('point')
+    received: list[Any] = []
+    env.node.create_subscription(Point, topic, received.append, QoSProfile(depth=10))
+    runner = env.run('blackboard: {x: 1.5}\n'
+                     + one_leaf('Publish', topic=topic, type='geometry_msgs/msg/Point',
+                                fields="{x: $x, y: 2, z: '${x * 2}'}"))
+    # Publish succeeds every tick; keep ticking until the subscription has matched.
+    runner.tick_until(lambda: received, ANSWER_TIMEOUT, 'a message on the subscription')
+    assert runner.status == Status.SUCCESS
+    assert runner.root.feedback_message == f'published on /{topic}'
+    assert (received[0].x, received[0].y, received[0].z) == (1.5, 2.0, 3.0)
+
+    py_trees.blackboard.Blackboard.set('/x', 'far')
+    assert runner.tick() == Status.FAILURE
+    assert runner.root.feedback_message == ('cannot build the fields: field fields.z: '
+                                            "${x * 2}: '*' needs two numbers, got str "
+                                            'and int')
+
+
+@pytest.mark.ros
+def test_topic_leaves_shut_down_cleanly(env: RosEnv) -> None:
+    topic = unique_name('gone')
+    runner = env.run('trees:\n'
+                     '  Main:\n'
+                     '    Sequence:\n'
+                     f'      - TopicCondition: {{topic: {topic}, type: std_msgs/msg/Bool}}\n'
+                     f'      - WaitForMessage: {{topic: {topic}, type: std_msgs/msg/Bool}}\n'
+                     f'      - Publish: {{topic: {topic}, type: std_msgs/msg/Bool}}\n')
+    assert env.node.count_subscribers(f'/{topic}') == 2
+    assert env.node.count_publishers(f'/{topic}') == 1
+    runner.shutdown()
+    runner.shutdown()
+    assert env.node.count_subscribers(f'/{topic}') == 0
+    assert env.node.count_publishers(f'/{topic}') == 0
+    assert runner.tick() == Status.FAILURE
+    assert runner.leaf('TopicCondition').feedback_message == 'leaf shut down'
+    with pytest.raises(RuntimeError, match="TopicCondition leaf 'TopicCondition' needs "
+                                           'the ROS node'):
+        runner.leaf('TopicCondition').setup()
