@@ -30,6 +30,7 @@ setup(
         'console_scripts': [
             'bt-executive = bt_executive.cli:main',
             'executive = bt_executive.ros.executive:main',
+            'sim_robot = bt_executive.sim.robot:main',
         ],
     },
 )

@@ -6,7 +6,6 @@ Offline subcommands (no ROS needed): ``validate``, ``show``, ``nodes``, ``tick``
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any, Optional, Sequence
 
@@ -15,22 +14,6 @@ from bt_executive.errors import TreeError
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
-
-
-def _package_config(name: str) -> str:
-    """Return the path of a config file shipped with the package (source or install)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.path.join(here, '..', 'config', name)]
-    try:
-        from ament_index_python.packages import get_package_share_directory
-        candidates.append(os.path.join(get_package_share_directory('bt_executive'),
-                                       'config', name))
-    except Exception:  # noqa: B902 - no ament index (pip-only) or package not installed
-        pass
-    for candidate in candidates:
-        if os.path.exists(candidate):
-            return os.path.normpath(candidate)
-    return os.path.normpath(candidates[0])
 
 
 def _print_errors(error: TreeError, file: str) -> None:
@@ -189,13 +172,10 @@ def cmd_tick(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Run the bundled patrol tree offline (until the ROS demo lands)."""
-    path = _package_config('patrol.yaml')
-    print(f'bt-executive demo: ticking {path} offline for {args.ticks} ticks')
-    tick_args = argparse.Namespace(file=path, tree=None, ticks=args.ticks, period=0.5,
-                                   set=['battery_low=false'], stub=[], seed=1,
-                                   quiet=False, ascii=args.ascii)
-    return cmd_tick(tick_args)
+    """Run the patrol on the built-in simulated robot and print a summary."""
+    from bt_executive.demo import run
+    return run(laps=args.laps, tree=args.tree, namespace=args.namespace,
+               timeout=args.timeout)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -238,9 +218,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--ascii', action='store_true', help='ASCII only, no unicode')
     p.set_defaults(func=cmd_tick)
 
-    p = sub.add_parser('demo', help='run the patrol demo')
-    p.add_argument('--ticks', type=int, default=12)
-    p.add_argument('--ascii', action='store_true')
+    p = sub.add_parser('demo', help='run the patrol demo on the built-in simulated robot')
+    p.add_argument('--laps', type=int, default=2, help='stop after this many laps (2)')
+    p.add_argument('--tree', help='tree file (default: the package patrol.yaml)')
+    p.add_argument('--namespace', default='', help='namespace of the nodes')
+    p.add_argument('--timeout', type=float, default=300.0,
+                   help='give up after this many wall-clock seconds (300)')
     p.set_defaults(func=cmd_demo)
     return parser
 

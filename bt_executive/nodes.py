@@ -239,6 +239,7 @@ DEFAULT_STUBS = {
     'Action': ('success', 1),
     'Service': ('success', 0),
     'Publish': ('success', 0),
+    'TopicAction': ('success', 1),
     'TopicCondition': ('failure', 0),
     'WaitForMessage': ('running', 0),
 }
@@ -527,6 +528,32 @@ def _types() -> list[NodeType]:
                   P('qos', T.ENUM, 'QoS profile', 'reliable',
                     choices=('reliable', 'sensor_data', 'latched'))),
                  _ros_stub('Publish'), ros=True, source='bt_executive.ros.leaves'),
+        NodeType('TopicAction', L, 'Runs a goal over plain topics (for robots without a '
+                 'ROS action): publishes the goal, follows a status topic (SUCCESS/FAILURE '
+                 'by the `succeeded`/`failed` expressions over `msg`; `match` picks the '
+                 'status messages of this goal, `goal` is the sent goal), and publishes '
+                 '`cancel` on cancel_topic when halted or timed out.',
+                 (P('goal_topic', T.STRING, 'topic the goal is published on'),
+                  P('goal_type', T.INTERFACE, 'goal message type'),
+                  P('goal', T.MAPPING, 'goal fields', {}, dynamic=True),
+                  P('stamp_field', T.STRING, 'Time field of the goal set to now (identifies '
+                    'the goal)', ''),
+                  P('status_topic', T.STRING, 'topic of the status messages'),
+                  P('status_type', T.INTERFACE, 'status message type'),
+                  P('status_qos', T.ENUM, 'QoS of the status subscription', 'reliable',
+                    choices=('reliable', 'sensor_data', 'latched')),
+                  P('match', T.EXPRESSION, 'is `msg` about the sent `goal`?', 'true'),
+                  P('succeeded', T.EXPRESSION, 'success test over `msg`'),
+                  P('failed', T.EXPRESSION, 'failure test over `msg`', 'false'),
+                  P('status_key', T.KEY, 'blackboard key for the latest status', None),
+                  P('cancel_topic', T.STRING, 'topic for the cancel message', ''),
+                  P('cancel_type', T.INTERFACE, 'cancel message type', 'std_msgs/msg/Empty'),
+                  P('cancel', T.MAPPING, 'cancel message fields (may read `goal`)', {},
+                    dynamic=True),
+                  *_COMMON_ROS,
+                  P('timeout', T.FLOAT, 'seconds until a result; 0 waits forever', 0.0,
+                    minimum=0.0)),
+                 _ros_stub('TopicAction'), ros=True, source='bt_executive.ros.leaves'),
     ]
 
 

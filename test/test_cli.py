@@ -21,7 +21,7 @@ def run(*args, cwd=None):
 def test_validate_ok_exits_zero():
     result = run('validate', PATROL)
     assert result.returncode == 0, result.stderr
-    assert 'ok (4 trees' in result.stdout and "main 'Patrol'" in result.stdout
+    assert 'ok (7 trees' in result.stdout and "main 'Patrol'" in result.stdout
 
 
 def test_validate_reports_all_errors_of_all_files_and_exits_one():
@@ -44,7 +44,7 @@ def test_show_prints_the_outline():
     result = run('show', PATROL, '--tree', 'EmergencyStop')
     assert result.returncode == 0
     assert result.stdout.splitlines()[1:] == [
-        '\u2514\u2500 Sequence',
+        '\u2514\u2500 ReactiveSequence',
         '   \u251c\u2500 Condition "estop pressed"  estop',
         '   \u251c\u2500 Publish "zero velocity"  topic=cmd_vel  '
         'type=geometry_msgs/msg/Twist  [ros]',
@@ -85,8 +85,11 @@ def test_tick_prints_statuses_per_tick(stub, expected_last):
 def test_tick_low_battery_goes_docking():
     result = run('tick', PATROL, '--ticks', '1', '--set', 'battery={percentage: 0.1}')
     assert result.returncode == 0, result.stderr
-    assert '\u25b6 Action "go to dock" (stub)' in result.stdout
-    assert '\u00b7 Action "navigate" (stub)' in result.stdout
+    lines = result.stdout.splitlines()
+    dock = next(i for i, line in enumerate(lines) if 'Subtree "go to dock"' in line)
+    assert '\u25b6 TopicAction "drive" (stub)' in lines[dock + 1]
+    patrol = next(i for i, line in enumerate(lines) if 'Subtree "navigate"' in line)
+    assert '\u00b7 TopicAction "drive" (stub)' in lines[patrol + 1]
 
 
 def test_tick_terminate_stops_early(tmp_path):

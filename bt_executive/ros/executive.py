@@ -18,7 +18,7 @@ from bt_executive.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.loader import Loader
 from bt_executive.nodes import default_registry
 from bt_executive.registry import Registry
-from bt_executive.ros import leaves
+from bt_executive.ros import interfaces, leaves
 from bt_executive.ros.subscriptions import (BlackboardFeed, check_fields, parse_subscriptions,
                                             qos_profile)
 from bt_executive.spec import Document
@@ -40,6 +40,29 @@ TREE_PARAMETERS = ('tree_file', 'tree_name')
 def ros_registry() -> Registry:
     """Return the node catalogue with the real ROS leaves."""
     return default_registry().with_factories(leaves.FACTORIES)
+
+
+def active_path(root: py_trees.behaviour.Behaviour) -> list[str]:
+    """Return the node paths of the RUNNING branch, root first (the deepest first child)."""
+    path = []
+    node = root
+    while node is not None and node.status is Status.RUNNING:
+        path.append(getattr(node, 'bt_path', node.name))
+        node = next((c for c in node.children if c.status is Status.RUNNING), None)
+    return path
+
+
+def json_safe(value: Any) -> Any:
+    """Render a blackboard value as JSON-safe data (ROS messages as dicts)."""
+    if hasattr(value, 'get_fields_and_field_types'):
+        return interfaces.to_dict(value)
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
 
 
 def failure_chain(root: py_trees.behaviour.Behaviour) -> list[tuple[str, str]]:
@@ -181,6 +204,8 @@ class Executive(Node):
         self.declare_parameter('status_period', 1.0, ParameterDescriptor(
             description='seconds between ~/status heartbeats',
             floating_point_range=number(0.05, 3600.0)))
+        self.declare_parameter('status_keys', [''], ParameterDescriptor(
+            description='blackboard keys included in ~/status (JSON-safe rendering)'))
 
     def _param(self, name: str) -> Any:
         return self.get_parameter(name).value
@@ -320,7 +345,17 @@ class Executive(Node):
             'terminated': self.terminated,
             'last_failure': self.last_failure,
             'tick_duration_ms': round(self.tick_duration * 1000.0, 3),
+            'active': active_path(tree.root) if tree else [],
+            'blackboard': self._blackboard_selection(),
         }
+
+    def _blackboard_selection(self) -> dict[str, Any]:
+        selection = {}
+        storage = py_trees.blackboard.Blackboard.storage
+        for key in self._param('status_keys'):
+            if key and '/' + key in storage:
+                selection[key] = json_safe(storage['/' + key])
+        return selection
 
     def publish_status(self, *, force: bool = False) -> None:
         """Publish ~/status when something changed or the heartbeat is due."""

@@ -783,6 +783,164 @@ class PublishLeaf(RosLeaf):
         return Status.SUCCESS
 
 
+class TopicActionLeaf(RosLeaf):
+    """Run a goal over plain topics: publish it, follow a status topic, cancel on halt.
+
+    For robots (and the built-in sim) whose goal interface is topics rather than a ROS
+    action. The goal is published once a subscriber is connected (else FAILURE after
+    ``server_timeout``); if ``stamp_field`` names a time field of the goal it is set to
+    the node clock, which makes the goal identifiable in status messages. Each status
+    message (``msg``) that satisfies ``match`` (may also read ``goal``, the sent goal) is
+    tested: ``succeeded`` -> SUCCESS, ``failed`` -> FAILURE, otherwise RUNNING. When the
+    leaf is halted while its goal runs, or ``timeout`` passes, the ``cancel`` message is
+    published on ``cancel_topic``; the ``cancel`` fields may read ``goal`` (the sent goal),
+    so a cancel names the goal it is for.
+    """
+
+    def __init__(self, name: str, *, goal: MessageTemplate, goal_topic: str,
+                 status_type: type, status_topic: str, status_qos: str,
+                 match: '_Named', succeeded: '_Named', failed: '_Named',
+                 cancel: Optional[MessageTemplate], cancel_topic: Optional[str],
+                 stamp_field: Optional[str], status_key: Optional[str],
+                 server_timeout: float, timeout: float, lookup: Lookup) -> None:
+        super().__init__(name, kind='TopicAction', lookup=lookup)
+        self.goal = goal
+        self.goal_topic = goal_topic
+        self.status_type = status_type
+        self.status_topic = status_topic
+        self.status_qos = status_qos
+        self.match = match
+        self.succeeded = succeeded
+        self.failed = failed
+        self.cancel = cancel
+        self.cancel_topic = cancel_topic
+        self.stamp_field = stamp_field
+        self.status_key = status_key
+        self.server_timeout = server_timeout
+        self.timeout = timeout
+        self.goal_publisher: Any = None
+        self.cancel_publisher: Any = None
+        self.subscription: Any = None
+        self._statuses: collections.deque = collections.deque(maxlen=MAX_PENDING_MESSAGES)
+        self._sent: Any = None
+        self._started = 0.0
+        self._sent_at = 0.0
+
+    def create(self, node: Any) -> None:
+        """Create the goal and cancel publishers and the status subscription."""
+        self.goal_publisher = node.create_publisher(self.goal.msg_class, self.goal_topic,
+                                                    qos_profile('reliable'))
+        if self.cancel is not None and self.cancel_topic:
+            self.cancel_publisher = node.create_publisher(
+                self.cancel.msg_class, self.cancel_topic, qos_profile('reliable'))
+        self.subscription = node.create_subscription(
+            self.status_type, self.status_topic, self._on_status,
+            qos_profile(self.status_qos))
+
+    def destroy(self) -> None:
+        """Destroy the publishers and the subscription."""
+        for entity, destroy in ((self.goal_publisher, self.node.destroy_publisher),
+                                (self.cancel_publisher, self.node.destroy_publisher),
+                                (self.subscription, self.node.destroy_subscription)):
+            if entity is not None:
+                destroy(entity)
+        self.goal_publisher = self.cancel_publisher = self.subscription = None
+
+    def release(self) -> None:
+        """Cancel a goal still running when the leaf is shut down."""
+        self._send_cancel()
+
+    def _on_status(self, msg: Any) -> None:
+        if self._sent is not None:
+            self._statuses.append(msg)
+
+    def initialise(self) -> None:
+        """Start a new run."""
+        self._sent = None
+        self._statuses.clear()
+        self._started = self.now() if self.node is not None else 0.0
+
+    def terminate(self, new_status: Status) -> None:
+        """Publish the cancel message when halted while the goal runs."""
+        if new_status is Status.INVALID:
+            self._send_cancel()
+        self._sent = None
+        self._statuses.clear()
+
+    def _send_cancel(self) -> None:
+        if self._sent is None or self.cancel_publisher is None:
+            return
+        try:
+            self.cancel_publisher.publish(
+                self.cancel.build(_lookup_with('goal', self._sent, self.lookup)))
+        except ValueError as error:
+            self.node.get_logger().error(f'{self.name}: cannot cancel: {error}')
+        self._sent = None
+
+    def step(self) -> Status:
+        """Send the goal, then follow the status messages."""
+        now = self.now()
+        if self._sent is None:
+            return self._send(now)
+        if self.timeout > 0 and now - self._sent_at > self.timeout:
+            self._send_cancel()
+            return self.fail(f'no result after {_seconds(self.timeout)} s')
+        if not self._statuses and self.goal_publisher.get_subscription_count() == 0:
+            self._sent = None
+            return self.fail(f"lost the goal's subscriber on '{self.goal_publisher.topic_name}'"
+                             ' (the server went away)')
+        while self._statuses:
+            msg = self._statuses.popleft()
+            try:
+                lookup = _lookup_with('goal', self._sent, _lookup_with('msg', msg, self.lookup))
+                if not self.match(lookup):
+                    continue
+                if self.status_key:
+                    _store(self.status_key, msg)
+                if self.failed(lookup):
+                    self._sent = None
+                    return self.fail(f'goal failed: {self.failed.text} '
+                                     f'({_describe_status(msg)})')
+                if self.succeeded(lookup):
+                    self._sent = None
+                    self.feedback_message = f'goal succeeded on {self.status_topic}'
+                    return Status.SUCCESS
+            except EvaluationError as error:
+                return self.fail(f'cannot evaluate the status: {error.message}')
+        return self.running(f'goal running on {self.goal_topic}')
+
+    def _send(self, now: float) -> Status:
+        if self.goal_publisher.get_subscription_count() == 0:
+            if now - self._started >= self.server_timeout:
+                return self.fail(f"nobody subscribes to '{self.goal_publisher.topic_name}' "
+                                 f'after {_seconds(self.server_timeout)} s')
+            return self.running(f'waiting for a subscriber on {self.goal_topic}')
+        try:
+            goal = self.goal.build(self.lookup)
+            if self.stamp_field:
+                _set_field(goal, self.stamp_field, self.node.get_clock().now().to_msg())
+        except ValueError as error:
+            return self.fail(str(error))
+        self._statuses.clear()
+        self._sent = goal
+        self._sent_at = now
+        self.goal_publisher.publish(goal)
+        return self.running(f'goal sent on {self.goal_topic}')
+
+
+def _set_field(message: Any, path: str, value: Any) -> None:
+    """Set a nested field given as a dotted path (validated when the file loads)."""
+    parts = path.split('.')
+    for part in parts[:-1]:
+        message = getattr(message, part)
+    setattr(message, parts[-1], value)
+
+
+def _describe_status(msg: Any) -> str:
+    status = getattr(msg, 'status', None)
+    return f'status {status}' if status is not None else type(msg).__name__
+
+
 # ---- factories --------------------------------------------------------------------------
 
 
@@ -858,6 +1016,59 @@ def _publish(ctx: BuildContext, name: str, params: Params,
     return _declare_reads(leaf, fields.names())
 
 
+def _topic_action(ctx: BuildContext, name: str, params: Params,
+                  children: list) -> py_trees.behaviour.Behaviour:
+    goal = _template(params, 'goal', interfaces.resolve(params['goal_type'], kind='msg'))
+    cancel = None
+    if params.get('cancel_topic'):
+        cancel = _template(params, 'cancel',
+                           interfaces.resolve(params['cancel_type'], kind='msg'))
+    stamp_field = params.get('stamp_field') or None
+    if stamp_field:
+        _check_time_field(goal.msg_class, stamp_field)
+    expressions = [_expression(params, key) for key in ('match', 'succeeded', 'failed')]
+    leaf = TopicActionLeaf(
+        name, goal=goal, goal_topic=params['goal_topic'],
+        status_type=interfaces.resolve(params['status_type'], kind='msg'),
+        status_topic=params['status_topic'], status_qos=params['status_qos'],
+        match=_Named(expressions[0]), succeeded=_Named(expressions[1]),
+        failed=_Named(expressions[2]), cancel=cancel,
+        cancel_topic=params.get('cancel_topic') or None, stamp_field=stamp_field,
+        status_key=params.get('status_key'), server_timeout=float(params['server_timeout']),
+        timeout=float(params['timeout']), lookup=ctx.lookup)
+    names = goal.names() | ((cancel.names() - {'goal'}) if cancel else frozenset())
+    for expression in expressions:
+        names |= expression.names - {'msg', 'goal'}
+    return _declare_reads(leaf, names)
+
+
+class _Named:
+    """An expression callable on a lookup that remembers its text for messages."""
+
+    def __init__(self, expression: Expression) -> None:
+        self.expression = expression
+        self.text = str(expression)
+
+    def __call__(self, lookup: Lookup) -> Any:
+        return self.expression.evaluate(lookup)
+
+
+def _check_time_field(msg_class: type, path: str) -> None:
+    """Check that ``path`` names a builtin_interfaces/Time field of the message.
+
+    Raises:
+        ValueError: if it does not.
+    """
+    current: Any = msg_class()
+    for part in path.split('.'):
+        if not hasattr(current, 'get_fields_and_field_types') \
+                or part not in current.get_fields_and_field_types():
+            raise ValueError(f"stamp_field '{path}': no field '{part}'")
+        current = getattr(current, part)
+    if type(current).__name__ != 'Time':
+        raise ValueError(f"stamp_field '{path}' is not a builtin_interfaces/msg/Time field")
+
+
 #: The real ROS leaves, by node type: ``default_registry().with_factories(FACTORIES)``.
 FACTORIES: dict[str, Factory] = {
     'Action': _action,
@@ -865,6 +1076,7 @@ FACTORIES: dict[str, Factory] = {
     'TopicCondition': _topic_condition,
     'WaitForMessage': _wait_for_message,
     'Publish': _publish,
+    'TopicAction': _topic_action,
 }
 
 
@@ -877,6 +1089,7 @@ _LEAF_SHAPES: dict[str, tuple[str, str, Optional[str], Callable[[type], type]]] 
     'TopicCondition': ('msg', 'topic', None, lambda cls: cls),
     'WaitForMessage': ('msg', 'topic', None, lambda cls: cls),
     'Publish': ('msg', 'topic', 'fields', lambda cls: cls),
+    'TopicAction': ('msg', 'goal_topic', 'goal', lambda cls: cls),
 }
 
 
@@ -906,7 +1119,7 @@ def check_leaf(spec: NodeSpec) -> list[tuple[SourceLocation, str]]:
         problem = _name_problem(name_value.data, service=kind == 'srv')
         if problem:
             problems.append((name_value.loc, f"{name_param} '{name_value.data}': {problem}"))
-    type_value = spec.params.get('type')
+    type_value = spec.params.get('goal_type' if spec.type == 'TopicAction' else 'type')
     if type_value is None or not isinstance(type_value.data, str):
         return problems  # absent (the loader reports it) or a tree parameter
     try:

@@ -119,7 +119,8 @@ class Sim:
         from nav_msgs.msg import Odometry
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
         from sensor_msgs.msg import BatteryState
-        from std_msgs.msg import Bool, Empty, String
+        from action_msgs.msg import GoalInfo
+        from std_msgs.msg import Bool, String
 
         self.ns = f'/sim_{uuid.uuid4().hex[:8]}'
         self.node = node
@@ -141,10 +142,10 @@ class Sim:
         self.state = Inbox(node, String, f'{self.ns}/sim_state', latched,
                            parse=lambda msg: json.loads(msg.data))
         self._pose_type, self._twist_type = PoseStamped, Twist
-        self._bool_type, self._empty_type = Bool, Empty
+        self._bool_type, self._cancel_type = Bool, GoalInfo
         matched: list[tuple[str, threading.Event]] = []
         self.goal_pub = self._publisher(PoseStamped, 'navigate/goal', matched)
-        self.cancel_pub = self._publisher(Empty, 'navigate/cancel', matched)
+        self.cancel_pub = self._publisher(GoalInfo, 'navigate/cancel', matched)
         self.estop_pub = self._publisher(Bool, 'emergency_stop', matched)
         self.cmd_pub = self._publisher(Twist, 'cmd_vel', matched)
         self.state.first(lambda state: True, 'the first sim_state', timeout=DISCOVERY_TIMEOUT)
@@ -194,7 +195,7 @@ class Sim:
 
     def cancel(self) -> None:
         """Cancel the active goal."""
-        self.cancel_pub.publish(self._empty_type())
+        self.cancel_pub.publish(self._cancel_type())
 
     def call(self, service: str) -> Any:
         """Call a Trigger service of the sim; return the response."""

@@ -1,0 +1,11 @@
+"""The built-in simulated robot: a deterministic unicycle with battery, dock and navigation.
+
+Modules:
+    model: the pure simulation (:class:`~bt_executive.sim.model.RobotModel`), no ROS
+        import, stepped with a fixed time step.
+    robot: the ROS 2 node (:class:`~bt_executive.sim.robot.SimRobot`) that owns a model,
+        steps it on a timer, optionally publishes ``/clock`` and exposes the robot on
+        standard interfaces; ``main`` is the ``sim_robot`` console script.
+
+See ``docs/sim_robot.md`` for the interfaces and the navigation protocol.
+"""
