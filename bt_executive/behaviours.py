@@ -36,6 +36,7 @@ import random
 import time
 from typing import Callable, Generator, Iterator, Literal, Sequence
 
+from bt_executive.expressions import EvaluationError
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from py_trees.composites import Composite, Selector
@@ -1595,6 +1596,9 @@ class Condition(Behaviour):
         what = self.description or self.name
         try:
             holds = bool(self.predicate())
+        except EvaluationError as error:  # the expression's own, readable reason
+            self.feedback_message = f'{what}: {error}'
+            return Status.FAILURE
         except Exception as error:  # noqa: B902 - a failed check is a FAILURE, not a crash
             self.feedback_message = f'{what}: {type(error).__name__}: {error}'
             return Status.FAILURE

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Any, Optional, TextIO
 
@@ -76,11 +77,12 @@ class Observed:
 def render(observed: Observed, laps_wanted: int) -> str:
     """Render the live view: tree status, active branch, counters, robot state."""
     status, robot, board = observed.status, observed.robot, observed.blackboard
+    active = [p.rsplit('/', 1)[-1] for p in status.get('active', [])
+              if p.rsplit('/', 1)[-1] not in ('Sequence', 'Selector')]
     lines = [
         f"tree {status.get('tree', '?')}  root {status.get('root_status', '?')}  "
         f"ticks {status.get('tick_count', 0)}",
-        'active: ' + (' > '.join(p.rsplit('/', 1)[-1] for p in status.get('active', []))
-                      or '-'),
+        'active branch: ' + (' \u25b8 '.join(active) or '-'),
         f"laps {board.get('laps', 0)}/{laps_wanted}  waypoint {board.get('waypoint_index', '?')}"
         f"  reached {board.get('reached', 0)}  skipped {board.get('skipped', 0)}  "
         f"dockings {board.get('dockings', 0)}",
@@ -111,6 +113,14 @@ def summary(observed: Observed, elapsed: float) -> str:
         f"  ticks                {observed.status.get('tick_count', 0)}",
         f'  wall time            {elapsed:.1f} s',
     ])
+
+
+def _tail(path: str, lines: int = 20) -> str:
+    try:
+        with open(path, 'rb') as stream:
+            return b''.join(stream.readlines()[-lines:]).decode('utf-8', 'replace')
+    except OSError:
+        return '(no log)'
 
 
 def _stop(process: subprocess.Popen, name: str, timeout: float, out: TextIO) -> None:
@@ -148,6 +158,8 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
           f"ROS_AUTOMATIC_DISCOVERY_RANGE={os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE']}",
           file=out, flush=True)
     processes: list[tuple[str, subprocess.Popen]] = []
+    logs = tempfile.mkdtemp(prefix='bt_executive_demo_')
+    print(f'demo: node logs in {logs}', file=out, flush=True)
     context = Context()
     rclpy.init(context=context)
     node = rclpy.create_node('bt_executive_demo', context=context)
@@ -170,15 +182,18 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
     final_view = ''
     try:
         for launch, argv in commands:
-            print(f'demo: starting {launch.name}: {" ".join(argv[2:3])} ...', file=out)
-            processes.append((launch.name, subprocess.Popen(argv, stdin=subprocess.DEVNULL)))
+            print(f'demo: starting {launch.name} ({argv[2]})', file=out, flush=True)
+            with open(os.path.join(logs, f'{launch.name}.log'), 'wb') as log:
+                processes.append((launch.name, subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)))
         last_draw = 0.0
         while not interrupted:
             executor.spin_once(timeout_sec=0.1)
             now = time.monotonic()
             dead = [(name, p.returncode) for name, p in processes if p.poll() is not None]
             if dead:
-                print(f'demo: {dead[0][0]} exited with status {dead[0][1]}', file=out)
+                print(f'demo: {dead[0][0]} exited with status {dead[0][1]}; the end of its '
+                      f'log:\n{_tail(os.path.join(logs, dead[0][0] + ".log"))}', file=out)
                 code = 1
                 break
             if observed.blackboard.get('laps', 0) >= laps:
