@@ -95,6 +95,34 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_render(args: argparse.Namespace) -> int:
+    """Draw a tree as a picture: SVG or PNG (through Graphviz) or the DOT text."""
+    from bt_executive import graph
+    fmt = graph.output_format(args.format, args.output)
+    try:
+        registry, document = _load(args.file)
+        dot = graph.to_dot(document, registry, tree=args.tree, expand_subtrees=args.expand)
+        data = dot.encode('utf-8') if fmt == 'dot' else graph.render(dot, fmt)
+    except TreeError as error:
+        _print_errors(error, args.file)
+        return EXIT_INVALID
+    except graph.RenderError as error:
+        print(f'bt-executive: {error}', file=sys.stderr)
+        return EXIT_USAGE
+    if args.output is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return EXIT_OK
+    try:
+        with open(args.output, 'wb') as stream:
+            stream.write(data)
+    except OSError as error:
+        print(f'bt-executive: cannot write {args.output}: {error}', file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
 def cmd_nodes(args: argparse.Namespace) -> int:
     """Print the node catalogue."""
     from bt_executive.catalogue import catalogue_markdown, catalogue_text
@@ -197,6 +225,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--tree', help='tree to show (default: all, main first)')
     p.add_argument('--ascii', action='store_true', help='ASCII only, no unicode')
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser('render', help='draw a tree as a picture (SVG, PNG or Graphviz DOT)')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--tree', help='tree to draw (default: main)')
+    p.add_argument('--format', choices=('svg', 'png', 'dot'),
+                   help='output format (default: from the -o suffix, else svg)')
+    p.add_argument('-o', '--output', help='write to this file (default: standard output)')
+    p.add_argument('--expand', action='store_true',
+                   help='draw called trees inline instead of as linked clusters')
+    p.set_defaults(func=cmd_render)
 
     p = sub.add_parser('nodes', help='print the node catalogue')
     p.add_argument('type', nargs='?', help='show only this node type')
