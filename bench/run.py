@@ -13,7 +13,7 @@ import sys
 os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-BENCHMARKS = ['bench_build', 'bench_tick']
+BENCHMARKS = ['bench_build', 'bench_tick', 'bench_snapshot']
 
 
 def main(argv: list[str]) -> int:

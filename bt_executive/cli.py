@@ -206,6 +206,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
                timeout=args.timeout)
 
 
+def cmd_view(args: argparse.Namespace) -> int:
+    """Serve the live tree of a running executive as a web page until Ctrl-C."""
+    from bt_executive.webview import run
+    return run(namespace=args.ns, node=args.node, host=args.host, port=args.port,
+               verbose=args.verbose)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Show the live tree of a running executive in the terminal until Ctrl-C."""
+    from bt_executive.watch import run
+    return run(namespace=args.ns, node=args.node, once=args.once, timeout=args.timeout,
+               color=False if args.no_color else None, ascii_only=args.ascii)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every subcommand."""
     parser = argparse.ArgumentParser(
@@ -263,6 +277,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--timeout', type=float, default=300.0,
                    help='give up after this many wall-clock seconds (300)')
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser('view', help='show the live tree of a running executive in a browser')
+    p.add_argument('--ns', default='', metavar='NAMESPACE',
+                   help="the executive's namespace (default: none)")
+    p.add_argument('--node', default='bt_executive', help="the executive's node name")
+    p.add_argument('--port', type=int, default=8765,
+                   help='HTTP port (default 8765; 0: any free port)')
+    p.add_argument('--host', default='127.0.0.1',
+                   help='address to listen on (default 127.0.0.1). UNSAFE to change: any '
+                        'other address shows the tree and its blackboard, without '
+                        'authentication, to whoever can reach it')
+    p.add_argument('-v', '--verbose', action='store_true', help='log every HTTP request')
+    p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser('watch', help='show the live tree of a running executive here')
+    p.add_argument('--ns', default='', metavar='NAMESPACE',
+                   help="the executive's namespace (default: none)")
+    p.add_argument('--node', default='bt_executive', help="the executive's node name")
+    p.add_argument('--once', action='store_true',
+                   help='print one frame as soon as a snapshot arrives, then exit')
+    p.add_argument('--timeout', type=float, metavar='S',
+                   help='stop after S seconds (with --once: wait at most S, default 10, '
+                        'exit 1 if nothing arrived)')
+    p.add_argument('--no-color', action='store_true', help='no ANSI colours')
+    p.add_argument('--ascii', action='store_true', help='ASCII only, no unicode')
+    p.set_defaults(func=cmd_watch)
     return parser
 
 

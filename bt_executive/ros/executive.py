@@ -21,6 +21,8 @@ from bt_executive.registry import Registry
 from bt_executive.ros import interfaces, leaves
 from bt_executive.ros.subscriptions import (BlackboardFeed, check_fields, parse_subscriptions,
                                             qos_profile)
+from bt_executive.snapshot import (active_path, failure_chain, failure_reason,  # noqa: F401
+                                   new_session, SnapshotBuilder, to_json)
 from bt_executive.spec import Document
 import py_trees
 from py_trees.common import Status
@@ -30,8 +32,15 @@ import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
+
+try:  # optional: py_trees_ros viewers (not on PyPI, so absent in the pip-only setup)
+    from py_trees_ros import conversions as py_trees_ros_conversions
+    from py_trees_ros_interfaces.msg import BehaviourTree as PyTreesRosTree
+except ImportError:
+    py_trees_ros_conversions = None
 
 #: Parameters that select the tree; setting either swaps the running tree.
 TREE_PARAMETERS = ('tree_file', 'tree_name')
@@ -40,16 +49,6 @@ TREE_PARAMETERS = ('tree_file', 'tree_name')
 def ros_registry() -> Registry:
     """Return the node catalogue with the real ROS leaves."""
     return default_registry().with_factories(leaves.FACTORIES)
-
-
-def active_path(root: py_trees.behaviour.Behaviour) -> list[str]:
-    """Return the node paths of the RUNNING branch, root first (the deepest first child)."""
-    path = []
-    node = root
-    while node is not None and node.status is Status.RUNNING:
-        path.append(getattr(node, 'bt_path', node.name))
-        node = next((c for c in node.children if c.status is Status.RUNNING), None)
-    return path
 
 
 def json_safe(value: Any) -> Any:
@@ -63,26 +62,6 @@ def json_safe(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return repr(value)
-
-
-def failure_chain(root: py_trees.behaviour.Behaviour) -> list[tuple[str, str]]:
-    """Return the (node path, reason) chain that led to a FAILURE, root first."""
-    chain = []
-    node = root
-    while node is not None and node.status is Status.FAILURE:
-        chain.append((getattr(node, 'bt_path', node.name), node.feedback_message))
-        failed = [child for child in node.children if child.status is Status.FAILURE]
-        node = failed[-1] if failed else None
-    return chain
-
-
-def failure_reason(root: py_trees.behaviour.Behaviour) -> str:
-    """Summarise why the tree failed: the deepest failing node and its reason."""
-    chain = failure_chain(root)
-    for path, reason in reversed(chain):
-        if reason:
-            return f'{path}: {reason}'
-    return chain[-1][0] if chain else ''
 
 
 @dataclasses.dataclass
@@ -136,10 +115,18 @@ class Executive(Node):
         setup_timeout (double): seconds allowed for setting up the tree's leaves
         shutdown_timeout (double): seconds to wait for goal cancels to be acknowledged
         status_period (double): seconds between status heartbeats
+        snapshot_keys (string[]): blackboard keys included in ~/snapshot ('*' = all)
+        snapshot_heartbeat (double): seconds between ~/snapshot repeats (0 = off)
 
     ROS Publishers:
         ~/status (std_msgs/String, latched): JSON with tree, file, root status, tick
         count, running flag and last failure reason
+        ~/snapshot (std_msgs/String, latched): the tree snapshot (docs/snapshots.md), on
+        every change and as a heartbeat
+        ~/events (std_msgs/String, reliable, transient local, depth 100): status
+        transitions, one message per tick that moved something (late joiners get the last 100)
+        ~/snapshots (py_trees_ros_interfaces/BehaviourTree, latched): only when
+        py_trees_ros is installed, for its viewers
 
     ROS Services:
         ~/pause, ~/resume, ~/reset, ~/reload (std_srvs/Trigger)
@@ -167,6 +154,17 @@ class Executive(Node):
         self._last_status_publish = -1.0
         self._status_publisher = self.create_publisher(String, '~/status',
                                                        qos_profile('latched'))
+        self.snapshots: Optional[SnapshotBuilder] = None
+        self._session = new_session()
+        self._revision = 0
+        self._last_snapshot_publish = -1.0
+        self._snapshot_publisher = self.create_publisher(String, '~/snapshot',
+                                                         qos_profile('latched'))
+        self._events_publisher = self.create_publisher(String, '~/events', QoSProfile(
+            depth=100, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self._py_trees_ros_publisher = None if py_trees_ros_conversions is None else \
+            self.create_publisher(PyTreesRosTree, '~/snapshots', qos_profile('latched'))
         for name, handler in (('pause', self._srv_pause), ('resume', self._srv_resume),
                               ('reset', self._srv_reset), ('reload', self._srv_reload)):
             self.create_service(Trigger, f'~/{name}', handler)
@@ -206,6 +204,11 @@ class Executive(Node):
             floating_point_range=number(0.05, 3600.0)))
         self.declare_parameter('status_keys', [''], ParameterDescriptor(
             description='blackboard keys included in ~/status (JSON-safe rendering)'))
+        self.declare_parameter('snapshot_keys', [''], ParameterDescriptor(
+            description="blackboard keys included in ~/snapshot ('*' = every key)"))
+        self.declare_parameter('snapshot_heartbeat', 1.0, ParameterDescriptor(
+            description='seconds between ~/snapshot repeats while nothing changes (0 = off)',
+            floating_point_range=number(0.0, 3600.0)))
 
     def _param(self, name: str) -> Any:
         return self.get_parameter(name).value
@@ -287,6 +290,12 @@ class Executive(Node):
         py_trees.blackboard.Blackboard.storage.clear()
         apply_blackboard_defaults(new.document)
         self.tree = new
+        self._revision += 1
+        self.snapshots = SnapshotBuilder(
+            new.root, tree_name=new.name, source_file=new.file, revision=self._revision,
+            blackboard_keys=self._param('snapshot_keys'), lookup=new.feed.lookup,
+            render_value=json_safe, document=new.document, session=self._session,
+            clock=self.now_seconds)
         self.tick_count = 0
         self.terminated = None
         self.last_failure = ''
@@ -311,10 +320,11 @@ class Executive(Node):
             self._retire()
         tree = self.tree
         if tree is None or not self.running:
+            self._publish_snapshot()
             return
         start = time.perf_counter()
         tree.feed.apply()
-        tree.root.tick_once()
+        self.snapshots.tick()  # tree.root.tick_once(), noting the behaviours ticked
         self.tick_count += 1
         self.tick_duration = time.perf_counter() - start
         status = tree.root.status
@@ -359,11 +369,41 @@ class Executive(Node):
 
     def publish_status(self, *, force: bool = False) -> None:
         """Publish ~/status when something changed or the heartbeat is due."""
+        self._publish_snapshot()
         now = time.monotonic()
         if not force and now - self._last_status_publish < self._param('status_period'):
             return
         self._last_status_publish = now
         self._status_publisher.publish(String(data=json.dumps(self.status())))
+
+    def _publish_snapshot(self) -> None:
+        """Publish new transitions on ~/events; ~/snapshot on change or heartbeat."""
+        builder = self.snapshots
+        if builder is None:
+            return
+        heartbeat = self._param('snapshot_heartbeat')
+        builder.tick_count = self.tick_count
+        builder.set_executive({'node': self.get_fully_qualified_name(),
+                               'running': self.running, 'terminated': self.terminated,
+                               'last_failure': self.last_failure, 'heartbeat': heartbeat})
+        snapshot = builder.update()
+        events = builder.events()
+        if events:
+            self._events_publisher.publish(String(data=to_json(builder.event_batch(events))))
+        now = time.monotonic()
+        if snapshot is None:
+            if heartbeat <= 0.0 or now - self._last_snapshot_publish < heartbeat:
+                return
+            snapshot = builder.full()
+        elif self._py_trees_ros_publisher is not None:
+            behaviours = []
+            for behaviour in builder.root.iterate():
+                message = py_trees_ros_conversions.behaviour_to_msg(behaviour)
+                message.is_active = behaviour.status is not Status.INVALID
+                behaviours.append(message)
+            self._py_trees_ros_publisher.publish(PyTreesRosTree(behaviours=behaviours))
+        self._last_snapshot_publish = now
+        self._snapshot_publisher.publish(String(data=builder.encode(snapshot)))
 
     # ---- runtime control -----------------------------------------------------------
 
@@ -457,6 +497,26 @@ class Executive(Node):
         self.retiring = []
         self.publish_status(force=True)
         return acknowledged
+
+    def destroy_node(self) -> None:
+        """Halt the tree (goal cancels are sent) and release everything, then destroy.
+
+        ``main()`` calls :meth:`stop_tree` first. Destroying the node directly does the
+        same when the node has an executor to spin (bounded by ``shutdown_timeout``);
+        without one the cancels are sent but their delivery is not awaited.
+        """
+        if self.tree is not None or self.retiring:
+            if self.executor is not None:
+                try:
+                    self.stop_tree(self.executor)
+                except Exception as error:  # noqa: B902 - e.g. called from a callback
+                    self.get_logger().warning(f'could not wait for goal cancels: {error}')
+            for tree in ([self.tree] if self.tree is not None else []) + self.retiring:
+                tree.stop()
+                tree.destroy()
+        self.tree = None
+        self.retiring = []
+        super().destroy_node()
 
 
 def main(args: Optional[list[str]] = None) -> int:

@@ -276,3 +276,46 @@ def test_sigterm_with_an_active_goal_cancels_it_before_exit(spawn, tmp_path, slo
 def _executive_script() -> pathlib.Path:
     import bt_executive.ros.executive as module
     return pathlib.Path(module.__file__)
+
+
+def test_reset_restores_the_initial_blackboard_and_reload_rejects_a_broken_file(host, tmp_path):
+    import py_trees
+
+    tree = write_tree(tmp_path, 't.yaml', """
+        blackboard: {count: 0}
+        trees:
+          Main:
+            Sequence:
+              - SetBlackboard: {key: count, value: '${count + 1}'}
+              - Running
+        """)
+    ex = host(tree, tick_rate=100.0)
+    ex.spin_until(lambda: ex.executive.tick_count > 3, 'some ticks')
+    py_trees.blackboard.Blackboard.set('/count', 41)
+    assert ex.executive.reset() == 'reset'
+    assert py_trees.blackboard.Blackboard.get('/count') == 0
+    ex.spin_until(lambda: py_trees.blackboard.Blackboard.get('/count') == 1,
+                  'the tree to run again from the initial blackboard')
+    pathlib.Path(tree).write_text('trees:\n  Main:\n    Sequense: [Success]\n')
+    from bt_executive.errors import TreeError
+    with pytest.raises(TreeError, match="unknown node type 'Sequense'"):
+        ex.executive.reload()
+    ticks = ex.executive.tick_count
+    ex.spin_until(lambda: ex.executive.tick_count > ticks + 2, 'the old tree to keep ticking')
+    pathlib.Path(tree).write_text('trees:\n  Other:\n    Running:\n')
+    assert ex.executive.reload().startswith('reloaded')
+    assert ex.executive.tree.name == 'Other'
+
+
+def test_destroying_the_node_cancels_the_active_goal(tmp_path, slow_fibonacci):
+    server, events, _ = slow_fibonacci
+    ex = Host(write_tree(tmp_path, 'a.yaml', ACTION_TREE.format(server=server)),
+              tick_rate=50.0)
+    try:
+        accepted = ex.spin_until(lambda: events.find('goal_accepted'), 'the goal')
+        ex.executive.destroy_node()
+        events.wait_for(lambda e: e['event'] == 'cancel_requested'
+                        and e['goal_id'] == accepted['goal_id'], timeout=TIMEOUT)
+    finally:
+        ex.executor.shutdown()
+        ex.context.try_shutdown()

@@ -1,0 +1,715 @@
+"""``bt-executive view``: the live tree of a running executive in a web browser.
+
+A small ROS node (its own rclpy context, spun in a background thread) subscribes to the
+executive's ``~/snapshot`` and ``~/events`` topics (docs/snapshots.md); a read-only HTTP
+server (standard library, one thread per connection) serves the page and pushes every new
+snapshot to the browser with Server-Sent Events:
+
+=============  ==================================================================
+``/``          the page (``index.html``; ``app.js`` and ``style.css`` next to it)
+``/snapshot``  the latest snapshot JSON; 503 with a JSON error until one arrived
+``/events``    ``text/event-stream``: ``event: view`` (the topic names) first, the
+               latest snapshot at once, then each new one (unnamed events, ``data:``
+               the snapshot JSON); ``event: transitions`` for each ``~/events`` batch
+               (a new client first gets the last 100 batches received)
+=============  ==================================================================
+
+Only these paths exist: static files come from a fixed allow-list of packaged files read
+at start-up, never from a path in the request. Every other path is 404, every method but
+GET and HEAD 405, malformed requests 400 (414, 431, 505), all with a small JSON body.
+Snapshots arriving faster than a client reads are coalesced (it gets the newest). The
+server binds 127.0.0.1 unless told otherwise; while it is bound to a loopback address
+it also refuses requests whose ``Host`` header names another host (DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import collections
+import http.server
+import importlib.resources
+import ipaddress
+import json
+import selectors
+import signal
+import socket
+import socketserver
+import sys
+import threading
+import time
+from typing import Any, Callable, Optional
+import urllib.parse
+import uuid
+
+from bt_executive.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
+
+DEFAULT_HOST = '127.0.0.1'
+DEFAULT_PORT = 8765
+DEFAULT_NODE = 'bt_executive'
+
+#: Request path -> (packaged file under ``bt_executive/web``, content type).
+STATIC_FILES = {
+    '/': ('index.html', 'text/html; charset=utf-8'),
+    '/index.html': ('index.html', 'text/html; charset=utf-8'),
+    '/app.js': ('app.js', 'text/javascript; charset=utf-8'),
+    '/style.css': ('style.css', 'text/css; charset=utf-8'),
+}
+#: Every path the server answers (anything else is 404).
+ROUTES = (*STATIC_FILES, '/snapshot', '/events')
+
+#: Headers sent with every answer: no caching, no sniffing, nothing but our own files.
+SECURITY_HEADERS = (
+    ('Cache-Control', 'no-store'),
+    ('X-Content-Type-Options', 'nosniff'),
+    ('Referrer-Policy', 'no-referrer'),
+    ('Content-Security-Policy',
+     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+     "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+)
+
+
+def topic_names(namespace: str = '', node: str = DEFAULT_NODE) -> tuple[str, str]:
+    """Return the absolute ``(snapshot, events)`` topic names of an executive node.
+
+    Args:
+        namespace: the executive's namespace (``''``, ``/`` or e.g. ``robot1``)
+        node: the executive's node name
+
+    Raises:
+        ValueError: the namespace or the node name is not a valid ROS name.
+    """
+    parts = [part for part in namespace.strip().split('/') if part]
+    node = node.strip()
+    for name in [*parts, node]:
+        if not name or not (name[0].isalpha() or name[0] == '_') \
+                or not all(c.isalnum() or c == '_' for c in name):
+            raise ValueError(f'not a valid ROS name: {name!r} (namespace {namespace!r}, '
+                             f'node {node!r})')
+    base = '/' + '/'.join([*parts, node])
+    return f'{base}/snapshot', f'{base}/events'
+
+
+def is_loopback(host: str) -> bool:
+    """Return whether ``host`` (an address or ``localhost``) is a loopback address."""
+    host = host.strip('[]').lower()
+    if host == 'localhost' or host.endswith('.localhost'):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def load_assets() -> dict[str, bytes]:
+    """Read the packaged web files named in :data:`STATIC_FILES` (once, at start-up)."""
+    folder = importlib.resources.files('bt_executive') / 'web'
+    return {name: (folder / name).read_bytes()
+            for name in sorted({name for name, _ in STATIC_FILES.values()})}
+
+
+def parse_message(text: str, schema_prefix: str) -> Optional[str]:
+    """Return ``text`` as one line of strict JSON if it is a message of that schema.
+
+    Args:
+        text: the ``std_msgs/String`` data received
+        schema_prefix: the ``schema`` field must start with this (e.g. the major version)
+
+    Returns:
+        compact JSON without line breaks (safe as one SSE ``data:`` line), or None when
+        the text is not a JSON object of that schema (NaN and Infinity are refused).
+    """
+    def refuse(constant: str) -> Any:
+        raise ValueError(f'not JSON: {constant}')
+
+    try:
+        data = json.loads(text, parse_constant=refuse)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not str(data.get('schema', '')).startswith(schema_prefix):
+        return None
+    if '\n' in text or '\r' in text:
+        return to_json(data)
+    return text
+
+
+class _Waker:
+    """A socket pair that wakes one streaming client (level-triggered, never blocks)."""
+
+    def __init__(self) -> None:
+        self.reader, self._writer = socket.socketpair()
+        self.reader.setblocking(False)
+        self._writer.setblocking(False)
+
+    def wake(self) -> None:
+        try:
+            self._writer.send(b'\0')
+        except OSError:  # buffer full (a wake-up is pending anyway) or closed
+            pass
+
+    def drain(self) -> None:
+        try:
+            while self.reader.recv(4096):
+                pass
+        except OSError:  # BlockingIOError: drained
+            pass
+
+    def close(self) -> None:
+        self.reader.close()
+        self._writer.close()
+
+
+class SnapshotHub:
+    """The latest snapshot and recent event batches, shared by every HTTP client.
+
+    Thread-safe: the ROS callbacks put, the HTTP threads read. Streaming clients register
+    a waker and are woken on every put, and when the hub closes.
+
+    Args:
+        max_clients: most ``/events`` streams at once (more get 503)
+        backlog: event batches kept for clients that fall behind
+    """
+
+    def __init__(self, *, max_clients: int = 32, backlog: int = 100) -> None:
+        self.max_clients = max_clients
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._snapshot: Optional[str] = None
+        self._version = 0
+        self._batches: collections.deque = collections.deque(maxlen=backlog)
+        self._batch_seq = 0
+        self._clients: set[_Waker] = set()
+        self._closed = False
+        self.received = threading.Event()
+        self.rejected = 0
+
+    @property
+    def closed(self) -> bool:
+        """Return whether :meth:`close` was called."""
+        return self._closed
+
+    def put_snapshot(self, text: str) -> bool:
+        """Store a snapshot (``std_msgs/String`` data); False if it is not one."""
+        line = parse_message(text, SCHEMA.rsplit('/', 1)[0] + '/')
+        if line is None:
+            self.rejected += 1
+            return False
+        with self._lock:
+            self._snapshot = line
+            self._version += 1
+            clients = list(self._clients)
+            self._changed.notify_all()
+        self.received.set()
+        for client in clients:
+            client.wake()
+        return True
+
+    def put_events(self, text: str) -> bool:
+        """Store an event batch (``~/events`` data); False if it is not one."""
+        line = parse_message(text, EVENTS_SCHEMA.rsplit('/', 1)[0] + '/')
+        if line is None:
+            self.rejected += 1
+            return False
+        with self._lock:
+            self._batch_seq += 1
+            self._batches.append((self._batch_seq, line))
+            clients = list(self._clients)
+        for client in clients:
+            client.wake()
+        return True
+
+    def latest(self) -> Optional[str]:
+        """Return the latest snapshot JSON, or None if none arrived yet."""
+        with self._lock:
+            return self._snapshot
+
+    def wait_snapshot(self, predicate: Callable[[dict[str, Any]], Any] = bool, *,
+                      timeout: float) -> Optional[dict[str, Any]]:
+        """Wait until the latest snapshot satisfies ``predicate``; return it (parsed).
+
+        Returns:
+            the snapshot, or None when ``timeout`` seconds passed or the hub closed first.
+        """
+        deadline = time.monotonic() + timeout
+        version = -1
+        with self._changed:
+            while not self._closed:
+                if self._version != version and self._snapshot is not None:
+                    version = self._version
+                    snapshot = json.loads(self._snapshot)
+                    if predicate(snapshot):
+                        return snapshot
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._changed.wait(remaining)
+        return None
+
+    def since(self, version: int, batch_seq: int) -> tuple[int, Optional[str], list]:
+        """Return what is newer than a client's ``version`` and ``batch_seq``.
+
+        Returns:
+            ``(version, snapshot or None, [(seq, batch), ...])``: the snapshot only if
+            it is newer than ``version``; batches newer than ``batch_seq``, oldest first.
+        """
+        with self._lock:
+            snapshot = self._snapshot if self._version > version else None
+            batches = [item for item in self._batches if item[0] > batch_seq]
+            return self._version, snapshot, batches
+
+    def subscribe(self) -> Optional[_Waker]:
+        """Register a streaming client; None if the hub is closed or full."""
+        with self._lock:
+            if self._closed or len(self._clients) >= self.max_clients:
+                return None
+            waker = _Waker()
+            self._clients.add(waker)
+            return waker
+
+    def unsubscribe(self, waker: _Waker) -> None:
+        """Unregister a streaming client and release its waker."""
+        with self._lock:
+            self._clients.discard(waker)
+        waker.close()
+
+    def clients(self) -> int:
+        """Return the number of streaming clients."""
+        with self._lock:
+            return len(self._clients)
+
+    def close(self) -> None:
+        """Wake every streaming client for the last time; they end their streams."""
+        with self._lock:
+            self._closed = True
+            clients = list(self._clients)
+            self._changed.notify_all()
+        for client in clients:
+            client.wake()
+
+
+class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
+    """Answers GET and HEAD for the fixed routes; everything else is an error answer."""
+
+    server: 'ViewServer'
+    server_version = 'bt-executive-view'
+    #: Answer even garbled request lines with a status line and headers (no HTTP/0.9).
+    default_request_version = 'HTTP/1.0'
+    #: Seconds a client may take to send its request (and to accept each write).
+    timeout = 10.0
+
+    def __getattr__(self, name: str) -> Any:
+        """Answer every method without a ``do_`` handler with 405."""
+        if name.startswith('do_'):
+            return self._method_not_allowed
+        raise AttributeError(name)
+
+    def _method_not_allowed(self) -> None:
+        self.close_connection = True
+        self._error(405, f'method {self.command} not allowed', self.command != 'HEAD',
+                    headers=(('Allow', 'GET, HEAD'), ('Connection', 'close')))
+        self._linger()
+
+    def send_error(self, code: int, message: Optional[str] = None,
+                   explain: Optional[str] = None) -> None:
+        """Answer an error (also the server's own 400/414/431) with a JSON body."""
+        self.close_connection = True
+        if message is None:
+            message = self.responses.get(code, ('error',))[0]
+        self.log_error('code %d, message %s', code, message)
+        body = self.command != 'HEAD' and code >= 200 and code not in (204, 304)
+        self._error(code, message, body, headers=(('Connection', 'close'),))
+        self._linger()
+
+    def _linger(self, *, limit: int = 1 << 20, seconds: float = 2.0) -> None:
+        """Half-close, then drop what the client still sends (bounded) before closing.
+
+        Closing a socket with unread input resets the connection, which can destroy the
+        answer on its way (e.g. a 414 to a request line too long to read, or a 405 to a
+        POST with a body). This reads at most ``limit`` bytes for at most ``seconds``.
+        """
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            deadline = time.monotonic() + seconds
+            while limit > 0:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return
+                self.connection.settimeout(remaining)
+                chunk = self.connection.recv(min(limit, 1 << 16))
+                if not chunk:
+                    return
+                limit -= len(chunk)
+        except OSError:  # reset, timeout: the answer was sent anyway
+            return
+
+    def version_string(self) -> str:
+        """Return the Server header (no Python version)."""
+        return self.server_version
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib API
+        """Log only when the server is verbose (errors are answered, not printed)."""
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+    def do_HEAD(self) -> None:
+        """Answer like GET without the body."""
+        self._get(body=False)
+
+    def do_GET(self) -> None:
+        """Serve the page, its files, ``/snapshot`` and ``/events``."""
+        self._get(body=True)
+
+    # ---- routing -------------------------------------------------------------------
+
+    def _get(self, *, body: bool) -> None:
+        path = self.path.partition('?')[0]
+        if not self._host_allowed():
+            self._error(403, 'unexpected Host header', body)
+        elif path in STATIC_FILES:
+            name, content_type = STATIC_FILES[path]
+            self._send(200, content_type, self.server.assets[name], body)
+        elif path == '/snapshot':
+            snapshot = self.server.hub.latest()
+            if snapshot is None:
+                self.send_response(503)
+                self.send_header('Retry-After', '1')
+                self._send_json_body({'error': '503 no snapshot received yet',
+                                      'topic': self.server.topic}, body=body)
+            else:
+                self._send(200, 'application/json', snapshot.encode('utf-8'), body)
+        elif path == '/events':
+            self._stream(body)
+        else:
+            self._error(404, 'not found', body)
+
+    def _host_allowed(self) -> bool:
+        """Refuse foreign Host headers while bound to loopback (DNS rebinding)."""
+        if not self.server.loopback_only:
+            return True
+        host = self.headers.get('Host')
+        if host is None:
+            return True  # HTTP/1.0 without Host
+        try:
+            name = urllib.parse.urlsplit('//' + host.strip()).hostname or ''
+        except ValueError:  # e.g. an unbalanced '[' (IPv6 literal)
+            return False
+        return is_loopback(name)
+
+    # ---- answers -------------------------------------------------------------------
+
+    def _security_headers(self) -> None:
+        for name, value in SECURITY_HEADERS:
+            self.send_header(name, value)
+
+    def _send(self, code: int, content_type: str, data: bytes, body: bool) -> None:
+        self.send_response(code)
+        self.send_header('Content-Type', content_type)
+        self.send_header('Content-Length', str(len(data)))
+        self._security_headers()
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
+
+    def _send_json_body(self, data: dict[str, Any], *, body: bool) -> None:
+        """Finish an answer whose status line is sent with a JSON body."""
+        payload = (json.dumps(data) + '\n').encode('utf-8')
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(payload)))
+        self._security_headers()
+        self.end_headers()
+        if body:
+            self.wfile.write(payload)
+
+    def _error(self, code: int, message: str, body: bool, *,
+               headers: tuple[tuple[str, str], ...] = ()) -> None:
+        """Answer ``code`` with ``{"error": "<code> <message>"}``."""
+        self.send_response(code)
+        for name, value in headers:
+            self.send_header(name, value)
+        self._send_json_body({'error': f'{code} {message}'}, body=body)
+
+    def _stream(self, body: bool) -> None:
+        """Stream Server-Sent Events until the client leaves or the server stops."""
+        hub = self.server.hub
+        if not body:
+            self._stream_headers()
+            return
+        waker = hub.subscribe()
+        if waker is None:
+            self._error(503, 'too many event streams', body, headers=(('Retry-After', '5'),))
+            return
+        self.close_connection = True
+        selector = selectors.DefaultSelector()
+        try:
+            selector.register(self.connection, selectors.EVENT_READ)
+            selector.register(waker.reader, selectors.EVENT_READ)
+            self._stream_headers()
+            view = to_json({'topic': self.server.topic, 'events_topic': self.server.events_topic})
+            self._write_event(f'retry: 2000\nevent: view\ndata: {view}\n\n')
+            version, seen = 0, 0
+            while not hub.closed:
+                version, snapshot, batches = hub.since(version, seen)
+                parts = [f'data: {snapshot}\n\n'] if snapshot is not None else []
+                for seq, batch in batches:
+                    parts.append(f'event: transitions\ndata: {batch}\n\n')
+                    seen = seq
+                if parts:
+                    self._write_event(''.join(parts))
+                ready = [key.fileobj for key, _ in selector.select(self.server.keepalive)]
+                if self.connection in ready and not self._client_still_there():
+                    return
+                if waker.reader in ready:
+                    waker.drain()
+                if not ready:
+                    self._write_event(': keep-alive\n\n')
+        except OSError:  # the client went away while we wrote (reset, broken pipe, timeout)
+            return
+        finally:
+            selector.close()
+            hub.unsubscribe(waker)
+
+    def _stream_headers(self) -> None:
+        self.send_response(200)
+        self.send_header('Content-Type', 'text/event-stream; charset=utf-8')
+        self._security_headers()
+        self.end_headers()
+
+    def _client_still_there(self) -> bool:
+        """Read what a streaming client sent (nothing is expected); False on EOF."""
+        try:
+            return bool(self.connection.recv(4096))
+        except OSError:
+            return False
+
+    def _write_event(self, text: str) -> None:
+        self.wfile.write(text.encode('utf-8'))
+        self.wfile.flush()
+
+
+class ViewServer(http.server.ThreadingHTTPServer):
+    """The HTTP server of the view: one daemon thread per connection.
+
+    Args:
+        address: ``(host, port)``; port 0 picks a free port (see :attr:`port`)
+        hub: where the snapshots come from
+        topic: the snapshot topic (shown by the page, and in 503 answers)
+        events_topic: the events topic (shown by the page)
+        keepalive: seconds between SSE keep-alive comments on a quiet stream
+        verbose: log every request to stderr
+    """
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, address: tuple[str, int], hub: SnapshotHub, *, topic: str = '',
+                 events_topic: str = '', keepalive: float = 15.0,
+                 verbose: bool = False) -> None:
+        self.address_family = socket.AF_INET6 if ':' in address[0] else socket.AF_INET
+        self.hub = hub
+        self.topic = topic
+        self.events_topic = events_topic
+        self.keepalive = keepalive
+        self.verbose = verbose
+        #: unexpected errors raised by request handlers (each also printed to stderr)
+        self.errors: list[BaseException] = []
+        self.assets = load_assets()
+        self.loopback_only = is_loopback(address[0])
+        super().__init__(address, ViewRequestHandler)
+
+    @property
+    def port(self) -> int:
+        """Return the bound port."""
+        return self.server_address[1]
+
+    def server_bind(self) -> None:
+        """Bind without the reverse DNS look-up of :class:`http.server.HTTPServer`."""
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = str(self.server_address[0]), self.port
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Ignore clients that went away; note anything else and report it on stderr."""
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        self.errors.append(error)
+        super().handle_error(request, client_address)
+
+
+class SnapshotListener:
+    """A ROS node on its own context that feeds a :class:`SnapshotHub`.
+
+    Args:
+        hub: where received snapshots and event batches go
+        snapshot_topic: absolute topic name of ``~/snapshot``
+        events_topic: absolute topic name of ``~/events``
+        args: ROS command-line arguments for the context (e.g. ``--ros-args ...``)
+    """
+
+    def __init__(self, hub: SnapshotHub, snapshot_topic: str, events_topic: str, *,
+                 args: Optional[list[str]] = None) -> None:
+        import rclpy
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        from std_msgs.msg import String
+
+        self.context = Context()
+        rclpy.init(args=[] if args is None else args, context=self.context)
+        try:
+            self.node = rclpy.create_node(f'bt_executive_view_{uuid.uuid4().hex[:8]}',
+                                          context=self.context)
+            latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                                 durability=DurabilityPolicy.TRANSIENT_LOCAL)
+            self.node.create_subscription(String, snapshot_topic,
+                                          lambda msg: hub.put_snapshot(msg.data), latched)
+            # as published: reliable, transient local, depth 100 (the last 100 batches)
+            self.node.create_subscription(
+                String, events_topic, lambda msg: hub.put_events(msg.data),
+                QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                           durability=DurabilityPolicy.TRANSIENT_LOCAL))
+            self.executor = SingleThreadedExecutor(context=self.context)
+            self.executor.add_node(self.node)
+        except BaseException:
+            self.context.try_shutdown()
+            raise
+        self.errors: list[BaseException] = []
+        #: True once :meth:`close` has ended the spin thread
+        self.stopped = False
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._spin, name='bt-executive-view-ros',
+                                        daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        from rclpy._rclpy_pybind11 import InvalidHandle
+        from rclpy.executors import ExternalShutdownException, ShutdownException
+        try:
+            self.executor.spin()
+        except (ExternalShutdownException, ShutdownException):
+            pass
+        except InvalidHandle as error:  # shutdown raced with the wait set: harmless then
+            if not self._stopping.is_set():
+                self.errors.append(error)
+        except BaseException as error:  # noqa: B902 - reported by close()
+            self.errors.append(error)
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Shut the context down (ending the spin), join the thread, destroy the node."""
+        self._stopping.set()
+        self.context.try_shutdown()
+        self._thread.join(timeout)
+        self.stopped = not self._thread.is_alive()
+        self.executor.shutdown(timeout_sec=1.0)
+        self.node.destroy_node()
+
+
+class WebView:
+    """The view: a :class:`SnapshotListener` and a :class:`ViewServer` serving its hub.
+
+    Use :meth:`start` (or ``with WebView(...) as view:``), then :attr:`url`; :meth:`close`
+    stops both. The server runs in a background thread.
+
+    Args:
+        namespace: the executive's namespace
+        node: the executive's node name
+        host: address to bind (default 127.0.0.1; anything else exposes the view)
+        port: port to bind (0: any free port)
+        keepalive: seconds between SSE keep-alive comments
+        verbose: log every request to stderr
+        ros_args: ROS command-line arguments for the listener's context
+    """
+
+    def __init__(self, *, namespace: str = '', node: str = DEFAULT_NODE,
+                 host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, keepalive: float = 15.0,
+                 verbose: bool = False, ros_args: Optional[list[str]] = None) -> None:
+        self.topic, self.events_topic = topic_names(namespace, node)
+        self.hub = SnapshotHub()
+        self.host = host
+        self.server = ViewServer((host, port), self.hub, topic=self.topic,
+                                 events_topic=self.events_topic, keepalive=keepalive,
+                                 verbose=verbose)
+        self.listener: Optional[SnapshotListener] = None
+        self._ros_args = ros_args
+        self._thread: Optional[threading.Thread] = None
+
+    @property
+    def port(self) -> int:
+        """Return the port the server is bound to."""
+        return self.server.port
+
+    @property
+    def url(self) -> str:
+        """Return the page's address."""
+        host = f'[{self.host}]' if ':' in self.host else self.host
+        return f'http://{host}:{self.port}/'
+
+    def start(self) -> 'WebView':
+        """Start the ROS listener and the HTTP server thread."""
+        self.listener = SnapshotListener(self.hub, self.topic, self.events_topic,
+                                         args=self._ros_args)
+        self._thread = threading.Thread(target=self.server.serve_forever,
+                                        kwargs={'poll_interval': 0.2},
+                                        name='bt-executive-view-http', daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """End the streams, stop the server and the listener."""
+        self.hub.close()
+        if self._thread is not None:
+            self.server.shutdown()
+            self._thread.join(5.0)
+        self.server.server_close()
+        if self.listener is not None:
+            self.listener.close()
+
+    def __enter__(self) -> 'WebView':
+        """Start the view (see :meth:`start`)."""
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        """Close the view (see :meth:`close`)."""
+        self.close()
+
+
+def run(*, namespace: str = '', node: str = DEFAULT_NODE, host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT, verbose: bool = False,
+        out: Callable[[str], None] = print) -> int:
+    """Serve the view until SIGINT or SIGTERM (``bt-executive view``); return the exit code."""
+    try:
+        view = WebView(namespace=namespace, node=node, host=host, port=port, verbose=verbose)
+    except ValueError as error:
+        print(f'bt-executive view: {error}', file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f'bt-executive view: cannot listen on {host}:{port}: {error}', file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    received: list[int] = []
+
+    def on_signal(signum: int, frame: Any) -> None:
+        received.append(signum)
+        stop.set()
+
+    previous = {signum: signal.signal(signum, on_signal)
+                for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        view.start()
+        if not is_loopback(host):
+            print(f'bt-executive view: WARNING: listening on {host}, not loopback: anyone who '
+                  'can reach this address sees the tree and its blackboard', file=sys.stderr)
+        out(f'bt-executive view: {view.url}  (snapshots from {view.topic}; Ctrl-C to stop)')
+        while not stop.wait(1.0):
+            if view.listener is not None and view.listener.errors:
+                print(f'bt-executive view: ROS error: {view.listener.errors[0]!r}',
+                      file=sys.stderr)
+                return 1
+    finally:
+        view.close()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    return 0
+
+
+__all__ = ['DEFAULT_HOST', 'DEFAULT_NODE', 'DEFAULT_PORT', 'ROUTES', 'STATIC_FILES',
+           'SnapshotHub', 'SnapshotListener', 'ViewServer', 'WebView', 'is_loopback',
+           'load_assets', 'parse_message', 'run', 'topic_names']

@@ -1,0 +1,272 @@
+"""The executive's ~/snapshot and ~/events topics.
+
+The executive runs in-process on its own context; most tests tick it by hand
+(``Executive._tick`` with the timer cancelled) so that the number of ticks is exact. The
+subscriber is a separate node (``ros_node``) whose executor spins in a thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+import json
+import pathlib
+import textwrap
+import threading
+import time
+from typing import Any, Optional
+import uuid
+
+from bt_executive.snapshot import load_schema
+import jsonschema
+import pytest
+
+pytestmark = pytest.mark.ros
+
+TIMEOUT = 15.0
+SCHEMA = load_schema()
+SNAPSHOT_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+EVENTS_VALIDATOR = jsonschema.Draft202012Validator(
+    {'$ref': '#/$defs/event_batch', '$defs': SCHEMA['$defs']})
+
+SELECTOR_TREE = """
+    blackboard: {x: 1}
+    trees:
+      Main:
+        Selector root:
+          - Condition blocked: x > 5
+          - Sequence work:
+              - Success ok
+              - Running busy
+    """
+
+
+def write_tree(directory: pathlib.Path, name: str, text: str) -> str:
+    path = directory / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+class Host:
+    """An Executive on its own context, spun (or ticked) from the test thread."""
+
+    def __init__(self, tree_file: str, *, namespace: Optional[str] = None,
+                 manual: bool = False, **parameters: Any):
+        import rclpy
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.parameter import Parameter
+
+        from bt_executive.ros.executive import Executive
+
+        self.context = Context()
+        rclpy.init(context=self.context)
+        overrides = [Parameter('tree_file', value=tree_file)]
+        overrides += [Parameter(k, value=v) for k, v in parameters.items()]
+        self.namespace = namespace or f'/snap_{uuid.uuid4().hex[:8]}'
+        self.executive = Executive(namespace=self.namespace, parameter_overrides=overrides,
+                                   context=self.context)
+        if manual:
+            self.executive._timer.cancel()
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.executive)
+        self.topic = f'{self.namespace}/bt_executive'
+
+    def spin_until(self, predicate: Callable[[], Any], message: str,
+                   timeout: float = TIMEOUT) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f'timed out after {timeout}s waiting for {message}')
+            self.executor.spin_once(timeout_sec=0.02)
+
+    def set_tree(self, **changes: Any) -> Any:
+        from rclpy.parameter import Parameter
+        return self.executive.set_parameters(
+            [Parameter(k, value=v) for k, v in changes.items()])[0]
+
+    def close(self) -> None:
+        self.executive.stop_tree(self.executor, timeout=5.0)
+        self.executor.remove_node(self.executive)
+        self.executive.destroy_node()
+        self.executor.shutdown()
+        self.context.try_shutdown()
+
+
+@pytest.fixture
+def host() -> Iterator[Callable[..., Host]]:
+    hosts: list[Host] = []
+
+    def start(tree_file: str, **options: Any) -> Host:
+        created = Host(tree_file, **options)
+        hosts.append(created)
+        return created
+
+    yield start
+    for created in hosts:
+        created.close()
+
+
+class Collector:
+    """Every JSON message received on a std_msgs/String topic (reliable, transient local)."""
+
+    def __init__(self, node: Any, topic: str, *, depth: int = 100):
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        from std_msgs.msg import String
+
+        qos = QoSProfile(depth=depth, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.topic = topic
+        self.messages: list[dict[str, Any]] = []
+        self._changed = threading.Condition()
+        self.subscription = node.create_subscription(String, topic, self._on_message, qos)
+
+    def _on_message(self, message: Any) -> None:
+        with self._changed:
+            self.messages.append(json.loads(message.data))
+            self._changed.notify_all()
+
+    def wait_for(self, predicate: Callable[[dict[str, Any]], bool], message: str,
+                 timeout: float = TIMEOUT) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                for received in self.messages:
+                    if predicate(received):
+                        return received
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(f'timed out after {timeout}s waiting for {message} '
+                                         f'on {self.topic}; got {len(self.messages)} messages')
+                self._changed.wait(remaining)
+
+    def seqs(self) -> list[int]:
+        with self._changed:
+            return [received['seq'] for received in self.messages]
+
+
+def snapshots(ros_node: Any, ex: Host) -> Collector:
+    return Collector(ros_node, f'{ex.topic}/snapshot')
+
+
+def validate_all(collector: Collector, validator: jsonschema.Validator) -> None:
+    for message in collector.messages:
+        validator.validate(message)
+
+
+def test_published_on_change_only(host, tmp_path, ros_node):
+    ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), manual=True,
+              snapshot_keys=['x'], snapshot_heartbeat=3600.0)
+    received = snapshots(ros_node, ex)
+    first = received.wait_for(lambda m: True, 'the snapshot of the new tree')
+    assert (first['seq'], first['root_status'], first['tree']) == (1, 'INVALID', 'Main')
+    ex.executive._tick()
+    received.wait_for(lambda m: m['seq'] == 2, 'the first tick (everything moved)')
+    for _ in range(20):
+        ex.executive._tick()  # an unchanging tree: nothing to publish
+    import py_trees
+    py_trees.blackboard.Blackboard.set('/x', 2)  # a selected key changes: one more
+    ex.executive._tick()
+    last = received.wait_for(lambda m: m['seq'] == 3, 'the blackboard change')
+    assert received.seqs() == [1, 2, 3]
+    assert last['blackboard'] == {'x': 2} and last['tick']['count'] == 22
+    assert last['executive']['running'] is True
+    assert last['executive']['node'] == ex.topic
+    validate_all(received, SNAPSHOT_VALIDATOR)
+
+
+def test_a_changing_tree_publishes_every_tick(host, tmp_path, ros_node):
+    ex = host(write_tree(tmp_path, 'blink.yaml', """
+        trees:
+          Blink:
+            SuccessEveryN blink: 2
+        """), manual=True, snapshot_heartbeat=3600.0)
+    received = snapshots(ros_node, ex)
+    received.wait_for(lambda m: m['seq'] == 1, 'the first snapshot')
+    for tick in range(1, 11):
+        ex.executive._tick()
+        received.wait_for(lambda m, seq=tick + 1: m['seq'] == seq, f'the snapshot of tick {tick}')
+    assert received.seqs() == list(range(1, 12))
+    assert [m['root_status'] for m in received.messages[1:3]] in (
+        ['FAILURE', 'SUCCESS'], ['SUCCESS', 'FAILURE'])
+    validate_all(received, SNAPSHOT_VALIDATOR)
+
+
+def test_heartbeat_repeats_the_current_snapshot(host, tmp_path, ros_node):
+    ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), tick_rate=50.0,
+              snapshot_heartbeat=0.2)
+    received = snapshots(ros_node, ex)
+
+    def repeated() -> bool:
+        seqs = received.seqs()
+        return len(seqs) >= 3 and seqs[-1] == seqs[-2] == seqs[-3]
+
+    ex.spin_until(repeated, 'heartbeats repeating one seq')
+    beats = received.messages[-3:]
+    assert beats[0]['stamp'] < beats[1]['stamp'] < beats[2]['stamp']
+    assert beats[0]['tick']['count'] < beats[2]['tick']['count']
+    assert beats[0]['state'] == beats[2]['state']
+    validate_all(received, SNAPSHOT_VALIDATOR)
+
+
+def test_late_subscriber_gets_the_current_snapshot(host, tmp_path, ros_node):
+    ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), manual=True,
+              snapshot_heartbeat=3600.0)
+    for _ in range(5):
+        ex.executive._tick()
+    current = ex.executive.snapshots.full()
+    late = snapshots(ros_node, ex)
+    got = late.wait_for(lambda m: True, 'the latched snapshot')
+    assert got['seq'] == current['seq'] == 2
+    assert got['state'] == current['state']
+    assert got['state']['Main/root/blocked'] == {'status': 'FAILURE',
+                                                 'feedback': 'x > 5 is false'}
+    assert got['active_path'] == ['Main/root', 'Main/root/work', 'Main/root/work/busy']
+    SNAPSHOT_VALIDATOR.validate(got)
+
+
+def test_swap_publishes_the_new_structure_at_once(host, tmp_path, ros_node):
+    ex = host(write_tree(tmp_path, 'a.yaml', SELECTOR_TREE), manual=True)
+    received = snapshots(ros_node, ex)
+    before = received.wait_for(lambda m: True, 'the first tree')
+    ex.executive._tick()
+    result = ex.set_tree(tree_file=write_tree(tmp_path, 'b.yaml', """
+        trees:
+          Second:
+            Sequence steps: [Success, Running]
+        """))
+    assert result.successful, result.reason
+    after = received.wait_for(lambda m: m['revision'] == 2, 'the swapped tree (no tick)')
+    assert before['revision'] == 1
+    assert after['session'] == before['session']
+    assert (after['tree'], after['root_status']) == ('Second', 'INVALID')
+    assert [node['id'] for node in after['nodes']] == [
+        'Second/steps', 'Second/steps/Success', 'Second/steps/Running']
+    assert after['source_file'].endswith('b.yaml')
+    validate_all(received, SNAPSHOT_VALIDATOR)
+
+
+def test_events_and_pause(host, tmp_path, ros_node):
+    ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), manual=True)
+    events = Collector(ros_node, f'{ex.topic}/events')
+    received = snapshots(ros_node, ex)
+    received.wait_for(lambda m: True, 'the first snapshot')
+    ex.spin_until(lambda: ex.executive._events_publisher.get_subscription_count() > 0,
+                  'the events subscription')
+    ex.executive._tick()
+    batch = events.wait_for(lambda m: True, 'the first transitions')
+    assert batch['revision'] == 1 and batch['tree'] == 'Main'
+    moved = {(e['id'], e['from'], e['to'], e['reason']) for e in batch['events']}
+    assert ('Main/root/blocked', 'INVALID', 'FAILURE', 'x > 5 is false') in moved
+    assert len(moved) == 5
+    ex.executive.pause()
+    paused = received.wait_for(lambda m: m['executive'].get('running') is False, 'paused')
+    assert {state['status'] for state in paused['state'].values()} == {'INVALID'}
+    stopped = events.wait_for(lambda m: any(e['to'] == 'INVALID' for e in m['events']),
+                              'the halt transitions')
+    assert {e['id'] for e in stopped['events']} == {
+        'Main/root', 'Main/root/work', 'Main/root/work/ok', 'Main/root/work/busy',
+        'Main/root/blocked'}
+    validate_all(events, EVENTS_VALIDATOR)

@@ -1,0 +1,195 @@
+"""``bt-executive watch`` in a pseudo-terminal against an in-process executive.
+
+The watcher is a real subprocess whose stdout is a pty (Python's ``pty`` module: no
+tmux needed); a reader thread collects what it draws, and the tests look at the last
+complete frame (from the cursor-home to the erase-below sequence), without escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+import fcntl
+import os
+import pathlib
+import pty
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+from typing import Optional
+import uuid
+
+from bt_executive.watch import strip_ansi
+import pytest
+from test_snapshot_topics import Host, SELECTOR_TREE, write_tree
+
+pytestmark = pytest.mark.ros
+
+TIMEOUT = 20.0
+ROWS, COLUMNS = 40, 120
+
+
+class Terminal:
+    """A subprocess on a pty of ROWS x COLUMNS; collects everything it writes."""
+
+    def __init__(self, args: list[str], directory: pathlib.Path):
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack('HHHH', ROWS, COLUMNS, 0, 0))
+        environment = dict(os.environ, TERM='xterm-256color')
+        environment.pop('NO_COLOR', None)
+        self.stderr_path = directory / 'watch.stderr'
+        with open(self.stderr_path, 'wb') as stderr:
+            self.process = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=stderr,
+                                            env=environment, start_new_session=True)
+        os.close(slave)
+        self.master = master
+        self.output = ''
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:  # EIO: the other side is closed
+                data = b''
+            with self._changed:
+                if not data:
+                    self._changed.notify_all()
+                    return
+                self.output += data.decode('utf-8', errors='replace')
+                self._changed.notify_all()
+
+    def screen(self) -> str:
+        """Return the last complete frame, without escape sequences."""
+        with self._changed:
+            text = self.output
+        end = text.rfind('\x1b[J')
+        start = text.rfind('\x1b[H', 0, end)
+        return strip_ansi(text[start:end]) if start >= 0 else ''
+
+    def wait_for(self, predicate: Callable[[str], bool], message: str,
+                 pump: Optional[Callable[[], None]] = None, timeout: float = TIMEOUT) -> str:
+        """Wait until the screen satisfies ``predicate`` (calling ``pump`` meanwhile)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if predicate(screen):
+                return screen
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.process.poll() is not None:
+                raise AssertionError(
+                    f'timed out after {timeout}s waiting for {message}; the screen:\n{screen}'
+                    f'\nstderr:\n{self.stderr_path.read_text()}')
+            if pump is not None:
+                pump()  # spins the executive for up to 20 ms
+            else:
+                with self._changed:
+                    self._changed.wait(min(remaining, 0.1))
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(10.0)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5.0)
+        self._reader.join(5.0)
+        if self.master >= 0:
+            os.close(self.master)
+            self.master = -1
+        return self.process.returncode
+
+
+@pytest.fixture
+def terminal(tmp_path: pathlib.Path) -> Iterator[Callable[..., Terminal]]:
+    started: list[Terminal] = []
+
+    def start(*args: str) -> Terminal:
+        created = Terminal([sys.executable, '-m', 'bt_executive.cli', 'watch', *args], tmp_path)
+        started.append(created)
+        return created
+
+    yield start
+    for created in started:
+        created.stop()
+
+
+@pytest.fixture
+def hosts() -> Iterator[list[Host]]:
+    created: list[Host] = []
+    yield created
+    for host in created:
+        host.close()
+
+
+def watch_once(*args: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, '-m', 'bt_executive.cli', 'watch', '--once', *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_watch_follows_starts_swaps_and_restarts(terminal, hosts, tmp_path):
+    namespace = f'/watch_{uuid.uuid4().hex[:8]}'
+    first = write_tree(tmp_path, 'first.yaml', SELECTOR_TREE)
+    screen = terminal('--ns', namespace)
+    screen.wait_for(lambda s: f'waiting for {namespace}/bt_executive/snapshot' in s,
+                    'the waiting message')
+
+    ex = Host(first, namespace=namespace, tick_rate=20.0, snapshot_keys=['x'])
+    hosts.append(ex)
+    shown = screen.wait_for(lambda s: '\u25b6 Running "busy"' in s, 'the running tree',
+                            pump=lambda: ex.executor.spin_once(timeout_sec=0.02))
+    assert '\u25b6 Selector "root"' in shown
+    assert '\u2718 Condition "blocked" \u2014 x > 5 is false' in shown
+    assert '\u2714 Success "ok"' in shown
+    assert 'x = 1' in shown and 'rev 1' in shown and '[running]' in shown
+    assert all(len(line) <= COLUMNS for line in shown.splitlines())
+
+    result = ex.set_tree(tree_file=write_tree(tmp_path, 'second.yaml', """
+        trees:
+          Second:
+            Sequence steps:
+              - Success first
+              - Failure broken
+        """))
+    assert result.successful, result.reason
+    shown = screen.wait_for(lambda s: '\u2718 Failure "broken"' in s, 'the swapped tree',
+                            pump=lambda: ex.executor.spin_once(timeout_sec=0.02))
+    assert 'Second' in shown and 'rev 2' in shown and 'busy' not in shown
+    assert 'why' in shown  # the root failed: the chain is shown
+
+    ex.close()  # the executive goes away; a new one comes up in the same namespace
+    hosts.remove(ex)
+    again = Host(write_tree(tmp_path, 'third.yaml', """
+        trees:
+          Third:
+            Running forever:
+        """), namespace=namespace, tick_rate=20.0)
+    hosts.append(again)
+    shown = screen.wait_for(lambda s: '\u25b6 Running "forever"' in s, 'the restarted executive',
+                            pump=lambda: again.executor.spin_once(timeout_sec=0.02))
+    assert 'Third' in shown and 'rev 1' in shown and 'Second' not in shown
+    assert screen.stop() == 0
+    assert screen.output.endswith('\x1b[?25h\r\n')  # the cursor is shown again
+
+
+def test_watch_once_prints_one_plain_frame(hosts, tmp_path):
+    ex = Host(write_tree(tmp_path, 'tree.yaml', SELECTOR_TREE), tick_rate=20.0)
+    hosts.append(ex)
+    ex.spin_until(lambda: ex.executive.tick_count > 2, 'a few ticks')
+    done = watch_once('--ns', ex.namespace, '--timeout', '15')
+    assert done.returncode == 0, done.stderr
+    assert '\x1b' not in done.stdout  # not a terminal: no colours, no cursor movement
+    assert '\u25b6 Running "busy"' in done.stdout
+    assert '\u2718 Condition "blocked" \u2014 x > 5 is false' in done.stdout
+
+
+def test_watch_once_without_an_executive_fails(tmp_path):
+    done = watch_once('--ns', f'/nobody_{uuid.uuid4().hex[:8]}', '--timeout', '0.5')
+    assert done.returncode == 1
+    assert 'no snapshot on /nobody_' in done.stderr

@@ -1,0 +1,438 @@
+"""The snapshot model (bt_executive.snapshot) and the watcher's frames, without ROS."""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from typing import Any
+
+from bt_executive.builder import apply_blackboard_defaults, build
+from bt_executive.loader import Loader
+from bt_executive.nodes import default_registry
+from bt_executive.snapshot import (EVENTS_SCHEMA, failure_reason, load_schema, SCHEMA,
+                                   SnapshotBuilder, to_json)
+from bt_executive.watch import render_frame, strip_ansi
+from hypothesis import given, HealthCheck, settings
+from hypothesis import strategies as st
+import jsonschema
+import py_trees
+from py_trees.common import Status
+import pytest
+import yaml
+
+SCHEMA_DOC = load_schema()
+SNAPSHOT_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA_DOC)
+EVENTS_VALIDATOR = jsonschema.Draft202012Validator(
+    {'$ref': '#/$defs/event_batch', '$defs': SCHEMA_DOC['$defs']})
+
+TREE = """
+    blackboard: {x: 1}
+    trees:
+      Main:
+        Selector root:
+          - Condition blocked: x > 5
+          - Sequence work:
+              - Success ok
+              - Running busy
+    """
+
+
+def load(text: str):
+    document = Loader(default_registry()).load_text(textwrap.dedent(text), name='t.yaml')
+    py_trees.blackboard.Blackboard.storage.clear()
+    apply_blackboard_defaults(document)
+    return document, build(document)
+
+
+def builder_for(text: str = TREE, **options: Any) -> SnapshotBuilder:
+    document, root = load(text)
+    options.setdefault('document', document)
+    return SnapshotBuilder(root, tree_name='Main', source_file='t.yaml',
+                           revision=options.pop('revision', 1), **options)
+
+
+def check_valid(snapshot: dict[str, Any]) -> None:
+    SNAPSHOT_VALIDATOR.validate(snapshot)
+    ids = [node['id'] for node in snapshot['nodes']]
+    assert len(ids) == len(set(ids))
+    assert set(snapshot['state']) == set(ids)
+    assert snapshot['root'] == ids[0]
+    for node in snapshot['nodes']:
+        for child in node['children']:
+            assert child in snapshot['state']
+    assert json.loads(json.dumps(snapshot, allow_nan=False)) == snapshot
+
+
+def walk_state(builder: SnapshotBuilder) -> dict[str, dict[str, str]]:
+    return {builder._ids[node]: {'status': node.status.name, 'feedback': node.feedback_message}
+            for node in builder.root.iterate()}
+
+
+def test_first_update_describes_the_tree_then_only_changes_count():
+    builder = builder_for()
+    first = builder.update()
+    check_valid(first)
+    assert first['schema'] == SCHEMA
+    assert (first['seq'], first['revision'], first['tree'], first['source_file']) == \
+        (1, 1, 'Main', 't.yaml')
+    assert [node['id'] for node in first['nodes']] == [
+        'Main/root', 'Main/root/blocked', 'Main/root/work', 'Main/root/work/ok',
+        'Main/root/work/busy']
+    blocked = first['nodes'][1]
+    assert blocked == {'id': 'Main/root/blocked', 'parent': 'Main/root', 'name': 'blocked',
+                       'type': 'Condition', 'kind': 'leaf', 'depth': 1, 'loc': 't.yaml:6:9',
+                       'params': {'expr': 'x > 5'}, 'children': []}
+    assert first['nodes'][0]['children'] == ['Main/root/blocked', 'Main/root/work']
+    assert first['root_status'] == 'INVALID'
+    assert builder.update() is None
+
+    builder.tick()
+    second = builder.update()
+    check_valid(second)
+    assert second['seq'] == 2
+    assert second['state']['Main/root/blocked'] == {'status': 'FAILURE',
+                                                    'feedback': 'x > 5 is false'}
+    assert second['state']['Main/root/work/busy']['status'] == 'RUNNING'
+    assert second['active_path'] == ['Main/root', 'Main/root/work', 'Main/root/work/busy']
+    assert second['tick']['count'] == 1
+    assert second['nodes'] is first['nodes']  # the structure is shared, not rebuilt
+
+    for _ in range(5):
+        builder.tick()
+        assert builder.update() is None  # nothing moved
+    assert builder.full()['seq'] == 2  # heartbeats repeat the content and its seq
+    assert builder.full()['tick']['count'] == 6
+
+
+def test_events_report_transitions_with_reasons():
+    builder = builder_for()
+    builder.tick()
+    events = builder.events()
+    assert {(e['id'], e['from'], e['to']) for e in events} == {
+        ('Main/root', 'INVALID', 'RUNNING'), ('Main/root/blocked', 'INVALID', 'FAILURE'),
+        ('Main/root/work', 'INVALID', 'RUNNING'), ('Main/root/work/ok', 'INVALID', 'SUCCESS'),
+        ('Main/root/work/busy', 'INVALID', 'RUNNING')}
+    blocked = next(e for e in events if e['id'] == 'Main/root/blocked')
+    assert blocked['reason'] == 'x > 5 is false' and blocked['tick'] == 1
+    EVENTS_VALIDATOR.validate(builder.event_batch(events))
+    assert builder.events() == []
+    # a higher priority wins: the running branch is stopped although it was not ticked
+    py_trees.blackboard.Blackboard.set('/x', 10)
+    builder.tick()
+    moved = {(e['id'], e['from'], e['to']) for e in builder.events()}
+    assert moved == {
+        ('Main/root/blocked', 'FAILURE', 'SUCCESS'), ('Main/root', 'RUNNING', 'SUCCESS'),
+        ('Main/root/work', 'RUNNING', 'INVALID'), ('Main/root/work/ok', 'SUCCESS', 'INVALID'),
+        ('Main/root/work/busy', 'RUNNING', 'INVALID')}
+    snapshot = builder.update()
+    assert snapshot['state'] == walk_state(builder)
+    assert snapshot['active_path'] == []
+
+
+def test_feedback_changes_are_changes_without_events():
+    builder = builder_for("""
+        trees:
+          Main:
+            Retry three:
+              attempts: 3
+              Failure nope:
+        """)
+    builder.update()
+    builder.tick()
+    first = builder.update()['state']['Main/three']
+    builder.events()
+    builder.tick()
+    second = builder.update()
+    assert second is not None
+    second = second['state']['Main/three']
+    assert first['status'] == second['status'] == 'RUNNING'
+    assert first['feedback'] != second['feedback']
+    assert '2' in second['feedback']
+    assert [e['id'] for e in builder.events()] == []  # the retry's status did not move
+
+
+def test_why_chain_and_last_failure():
+    builder = builder_for("""
+        blackboard: {x: 0}
+        trees:
+          Main:
+            Sequence checks:
+              - Success fine
+              - Condition too small: x > 1
+        """)
+    builder.tick()
+    snapshot = builder.update()
+    check_valid(snapshot)
+    assert snapshot['root_status'] == 'FAILURE'
+    assert snapshot['why'] == [
+        {'id': 'Main/checks', 'reason': snapshot['state']['Main/checks']['feedback']},
+        {'id': 'Main/checks/too small', 'reason': 'x > 1 is false'}]
+    assert snapshot['last_failure']['reason'] == 'Main/checks/too small: x > 1 is false'
+    assert snapshot['last_failure']['tick'] == 1
+    assert failure_reason(builder.root) == 'Main/checks/too small: x > 1 is false'
+    py_trees.blackboard.Blackboard.set('/x', 5)
+    builder.tick()
+    recovered = builder.update()
+    assert recovered['why'] == [] and recovered['root_status'] == 'SUCCESS'
+    assert recovered['last_failure'] == snapshot['last_failure']  # kept for viewers
+
+
+def test_external_stop_is_seen_without_a_tick():
+    builder = builder_for()
+    builder.tick()
+    builder.events()
+    builder.root.stop(Status.INVALID)  # what pause, reset and terminate do
+    snapshot = builder.update()
+    assert {state['status'] for state in snapshot['state'].values()} == {'INVALID'}
+    assert len(builder.events()) == 5
+
+
+def test_blackboard_selection_is_json_safe():
+    builder = builder_for(blackboard_keys=['x', 'missing', '', 'obj'])
+    builder.update()
+    assert builder.update() is None
+    storage = py_trees.blackboard.Blackboard.storage
+    storage['/obj'] = {'nan': float('nan'), 'inf': [float('-inf')], 'set': {1}}
+    snapshot = builder.update()
+    check_valid(snapshot)
+    assert snapshot['blackboard'] == {'x': 1, 'obj': {'nan': 'nan', 'inf': ['-inf'],
+                                                      'set': '{1}'}}
+    assert snapshot['unset'] == {'missing': ''}
+    assert builder.update() is None  # NaN compares equal once rendered
+    storage['/x'] = 2
+    assert builder.update()['blackboard']['x'] == 2
+    del storage['/x']
+    assert builder.update()['unset'] == {'missing': '', 'x': ''}
+    assert '"nan":"nan"' in builder.encode(builder.full())
+
+
+def test_all_keys_and_lookup_errors_and_render_value():
+    def lookup(name: str) -> Any:
+        if name == 'stale':
+            raise ValueError("blackboard key 'stale' is stale")
+        return py_trees.blackboard.Blackboard.storage['/' + name]
+
+    builder = builder_for(blackboard_keys=['*', 'stale'], lookup=lookup,
+                          render_value=lambda value: {'wrapped': value})
+    snapshot = builder.update()
+    assert snapshot['blackboard'] == {'x': {'wrapped': 1}}
+    assert snapshot['unset'] == {'stale': "blackboard key 'stale' is stale"}
+    py_trees.blackboard.Blackboard.set('/new', 'hello')
+    assert builder.update()['blackboard']['new'] == {'wrapped': 'hello'}
+    del py_trees.blackboard.Blackboard.storage['/new']
+    assert 'new' not in builder.update()['blackboard']
+
+
+def test_executive_section_and_revision_and_session():
+    builder = builder_for(revision=7, session='abc')
+    builder.update()
+    builder.set_executive({'running': True})
+    assert builder.update()['executive'] == {'running': True}
+    builder.set_executive({'running': True})
+    assert builder.update() is None  # an equal section is no change
+    builder.set_executive({'running': False})
+    snapshot = builder.update()
+    assert snapshot['executive'] == {'running': False}
+    assert (snapshot['revision'], snapshot['session']) == (7, 'abc')
+    check_valid(snapshot)
+
+
+def test_encode_matches_plain_json_and_schema():
+    builder = builder_for()
+    for index in range(4):
+        py_trees.blackboard.Blackboard.set('/x', index * 3)
+        builder.tick()
+        snapshot = builder.update() or builder.full()
+        encoded = builder.encode(snapshot)
+        assert json.loads(encoded) == json.loads(to_json(snapshot))
+        SNAPSHOT_VALIDATOR.validate(json.loads(encoded))
+    old = builder.full()
+    py_trees.blackboard.Blackboard.set('/x', 0)
+    builder.tick()
+    builder.update()
+    # an older snapshot still encodes as itself
+    assert json.loads(builder.encode(old)) == json.loads(to_json(old))
+
+
+def test_plain_py_trees_trees_get_unique_ids():
+    root = py_trees.composites.Sequence('top', memory=False, children=[
+        py_trees.behaviours.Success('a'), py_trees.behaviours.Success('a'),
+        py_trees.decorators.Inverter('not', py_trees.behaviours.Failure('a'))])
+    builder = SnapshotBuilder(root, tree_name='T', source_file='', revision=0)
+    snapshot = builder.update()
+    check_valid(snapshot)
+    assert [node['id'] for node in snapshot['nodes']] == [
+        'top', 'top/a', 'top/a#2', 'top/not', 'top/not/a']
+    assert [node['kind'] for node in snapshot['nodes']] == [
+        'composite', 'leaf', 'leaf', 'decorator', 'leaf']
+    root.tick_once()  # ticked behind the builder's back: mark_all() catches up
+    builder.mark_all()
+    assert builder.update()['state'] == walk_state(builder)
+
+
+def test_the_schema_rejects_what_it_should():
+    builder = builder_for()
+    snapshot = builder.update()
+    broken = dict(snapshot, schema='bt_executive/snapshot/2')
+    with pytest.raises(jsonschema.ValidationError):
+        SNAPSHOT_VALIDATOR.validate(broken)
+    broken = dict(snapshot, state={'Main/root': {'status': 'DONE', 'feedback': ''}})
+    with pytest.raises(jsonschema.ValidationError):
+        SNAPSHOT_VALIDATOR.validate(broken)
+    jsonschema.Draft202012Validator.check_schema(SCHEMA_DOC)
+    assert EVENTS_SCHEMA in json.dumps(SCHEMA_DOC)
+
+
+##############################################################################
+# Random trees: the observer agrees with a full walk after every operation
+##############################################################################
+
+KEYS = ('a', 'b', 'c')
+LEAVES = st.one_of(
+    st.sampled_from([{'type': 'Success'}, {'type': 'Failure'}, {'type': 'Running'}]),
+    st.builds(lambda key, negate: {'type': 'Condition',
+                                   'params': {'expr': f'not {key}' if negate else key}},
+              st.sampled_from(KEYS), st.booleans()),
+    st.builds(lambda n, then: {'type': 'TickCounter', 'params': {'ticks': n, 'then': then}},
+              st.integers(0, 3), st.sampled_from(['success', 'failure'])),
+    st.builds(lambda n: {'type': 'SuccessEveryN', 'params': {'n': n}}, st.integers(1, 3)),
+    st.builds(lambda n: {'type': 'Periodic', 'params': {'n': n}}, st.integers(1, 2)),
+)
+DECORATORS = st.one_of(
+    st.sampled_from([{'type': name} for name in (
+        'Inverter', 'ForceSuccess', 'RunningIsFailure', 'FailureIsRunning', 'PassThrough',
+        'OneShot', 'SuccessIsRunning')]),
+    st.builds(lambda n: {'type': 'Retry', 'params': {'attempts': n}}, st.integers(1, 3)),
+    st.builds(lambda n: {'type': 'Repeat', 'params': {'times': n}}, st.integers(1, 3)),
+    st.builds(lambda n: {'type': 'Limit', 'params': {'max_runs': n}}, st.integers(1, 3)),
+    st.builds(lambda n: {'type': 'UntilSuccess', 'params': {'max_attempts': n}},
+              st.integers(1, 3)),
+)
+COMPOSITES = st.one_of(
+    st.builds(lambda memory: {'type': 'Sequence', 'params': {'memory': memory}}, st.booleans()),
+    st.builds(lambda memory: {'type': 'Selector', 'params': {'memory': memory}}, st.booleans()),
+    st.sampled_from([{'type': name} for name in (
+        'ReactiveSequence', 'ActiveSelector', 'Race', 'Marathon')]),
+    st.builds(lambda success, sync: {'type': 'Parallel',
+                                     'params': {'success': success, 'synchronise': sync}},
+              st.sampled_from(['one', 'all']), st.booleans()),
+)
+
+
+def _with_children(head: dict[str, Any], children: list[dict[str, Any]]) -> dict[str, Any]:
+    node = dict(head)
+    if head['type'] in ('Inverter', 'ForceSuccess', 'RunningIsFailure', 'FailureIsRunning',
+                        'PassThrough', 'OneShot', 'SuccessIsRunning', 'Retry', 'Repeat',
+                        'Limit', 'UntilSuccess'):
+        node['child'] = children[0]
+    else:
+        node['children'] = children
+    return node
+
+
+NODES = st.recursive(
+    LEAVES,
+    lambda inner: st.one_of(
+        st.builds(lambda head, child: _with_children(head, [child]), DECORATORS, inner),
+        st.builds(_with_children, COMPOSITES, st.lists(inner, min_size=1, max_size=4))),
+    max_leaves=14)
+OPERATIONS = st.lists(st.one_of(
+    st.just(('tick',)), st.just(('tick',)), st.just(('tick',)),
+    st.tuples(st.just('set'), st.sampled_from(KEYS), st.booleans()),
+    st.just(('stop',)), st.just(('update',)), st.just(('events',)), st.just(('full',))),
+    min_size=10, max_size=40)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=NODES, operations=OPERATIONS)
+def test_the_observer_agrees_with_a_full_walk(tree, operations):
+    text = yaml.safe_dump({'blackboard': dict.fromkeys(KEYS, True),
+                           'trees': {'Main': {'root': tree}}})
+    builder = builder_for(text, blackboard_keys=list(KEYS))
+    statuses = {ident: state['status'] for ident, state in builder.update()['state'].items()}
+    storage = py_trees.blackboard.Blackboard.storage
+    for operation in operations + [('update',), ('events',)]:
+        if operation[0] == 'tick':
+            builder.tick()
+        elif operation[0] == 'set':
+            storage['/' + operation[1]] = operation[2]
+        elif operation[0] == 'stop':
+            builder.root.stop(Status.INVALID)
+        elif operation[0] in ('update', 'full'):
+            snapshot = builder.update() if operation[0] == 'update' else builder.full()
+            if snapshot is not None:
+                assert snapshot['state'] == walk_state(builder)
+                assert snapshot['blackboard'] == {key: storage['/' + key] for key in KEYS}
+                check_valid(snapshot)
+                assert json.loads(builder.encode(snapshot)) == snapshot
+            assert builder._state == walk_state(builder)
+        else:
+            for event in builder.events():
+                assert statuses[event['id']] == event['from'] != event['to']
+                statuses[event['id']] = event['to']
+            assert statuses == {ident: state['status']
+                                for ident, state in walk_state(builder).items()}
+
+
+##############################################################################
+# The watcher's frames
+##############################################################################
+
+
+def frame_snapshot() -> dict[str, Any]:
+    builder = builder_for(blackboard_keys=['x', 'missing'])
+    builder.set_executive({'node': '/bt_executive', 'running': True, 'heartbeat': 1.0})
+    builder.tick()
+    return builder.update()
+
+
+def test_frame_shows_statuses_reasons_blackboard_and_stats():
+    snapshot = frame_snapshot()
+    text = render_frame(snapshot, color=False, width=100, height=40, now=snapshot['stamp'],
+                        received=snapshot['stamp'], topic='/bt_executive/snapshot')
+    assert '\x1b' not in text
+    lines = text.splitlines()
+    assert any('Main' in line and 't.yaml' in line and 'rev 1' in line for line in lines)
+    assert '\u25b6 Selector "root"' in text
+    assert '\u2718 Condition "blocked" \u2014 x > 5 is false' in text
+    assert '\u2714 Success "ok"' in text
+    assert '\u25b6 Running "busy"' in text
+    assert 'x = 1' in text and 'missing (unset)' in text
+    assert 'ticks 1' in text
+    assert all(len(line) <= 100 for line in lines)
+
+
+def test_frame_colours_and_highlights_the_active_path():
+    snapshot = frame_snapshot()
+    text = render_frame(snapshot, color=True, width=100, height=40)
+    assert '\x1b[' in text
+    busy = next(line for line in text.splitlines() if 'busy' in line)
+    assert '\x1b[1' in busy  # bold: on the active path
+    assert strip_ansi(text) == render_frame(snapshot, color=False, width=100, height=40)
+
+
+def test_frame_fits_small_terminals_and_ascii():
+    builder = builder_for(yaml.safe_dump({'trees': {'Main': {
+        'type': 'Sequence', 'children': [{'type': 'Running'}] + [{'type': 'Success'}] * 40}}}))
+    builder.tick()
+    text = render_frame(builder.update(), color=False, width=30, height=12, ascii_only=True)
+    lines = text.splitlines()
+    assert len(lines) <= 12 and all(len(line) <= 30 for line in lines)
+    assert '> Running' in text and 'more' in text
+    assert all(ord(char) < 128 for char in text)
+
+
+def test_waiting_and_stale_frames():
+    waiting = render_frame(None, color=False, width=80, height=10, now=5.0, started=2.0,
+                           topic='/ns/bt_executive/snapshot')
+    assert 'waiting for /ns/bt_executive/snapshot' in waiting and '3 s' in waiting
+    snapshot = frame_snapshot()
+    stale = render_frame(snapshot, color=False, width=80, height=40, now=100.0, received=90.0)
+    assert 'no update for 10 s' in stale
+
+
+def test_to_json_is_strict():
+    assert to_json({'a': [1, 'b']}) == '{"a":[1,"b"]}'
+    with pytest.raises(ValueError):
+        to_json({'bad': math.nan})
