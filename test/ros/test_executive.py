@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterator
 import json
 import pathlib
 import signal
-import textwrap
 import time
 from typing import Any
 import uuid
 
+from executive_host import Host, write_tree
 from helpers import PeerEvents, SpawnedProcess
 import pytest
 
@@ -26,59 +26,6 @@ TIMEOUT = 15.0
 
 def unique(prefix: str) -> str:
     return f'{prefix}_{uuid.uuid4().hex[:8]}'
-
-
-def write_tree(directory: pathlib.Path, name: str, text: str) -> str:
-    path = directory / name
-    path.write_text(textwrap.dedent(text))
-    return str(path)
-
-
-class Host:
-    """An Executive on its own context, spun from the test thread."""
-
-    def __init__(self, tree_file: str, **parameters: Any):
-        import rclpy
-        from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
-        from rclpy.parameter import Parameter
-
-        from bt_executive.ros.executive import Executive
-
-        self.context = Context()
-        rclpy.init(context=self.context)
-        overrides = [Parameter('tree_file', value=tree_file)]
-        overrides += [Parameter(k, value=v) for k, v in parameters.items()]
-        self.namespace = '/' + unique('ex')
-        self.executive = Executive(namespace=self.namespace, parameter_overrides=overrides,
-                                   context=self.context)
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.executive)
-
-    def spin_until(self, predicate: Callable[[], Any], message: str,
-                   timeout: float = TIMEOUT) -> Any:
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f'timed out after {timeout}s waiting for {message}; '
-                                     f'status: {self.executive.status()}')
-            self.executor.spin_once(timeout_sec=0.02)
-
-    def set_tree(self, **changes: Any) -> Any:
-        from rclpy.parameter import Parameter
-        results = self.executive.set_parameters(
-            [Parameter(k, value=v) for k, v in changes.items()])
-        return results[0]
-
-    def close(self) -> None:
-        self.executive.stop_tree(self.executor, timeout=5.0)
-        self.executor.remove_node(self.executive)
-        self.executive.destroy_node()
-        self.executor.shutdown()
-        self.context.try_shutdown()
 
 
 @pytest.fixture

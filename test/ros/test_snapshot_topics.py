@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 import json
-import pathlib
-import textwrap
 import threading
 import time
-from typing import Any, Optional
-import uuid
+from typing import Any
 
 from bt_executive.snapshot import load_schema
+from executive_host import Host, write_tree
 import jsonschema
 import pytest
 
@@ -38,61 +36,6 @@ SELECTOR_TREE = """
               - Success ok
               - Running busy
     """
-
-
-def write_tree(directory: pathlib.Path, name: str, text: str) -> str:
-    path = directory / name
-    path.write_text(textwrap.dedent(text))
-    return str(path)
-
-
-class Host:
-    """An Executive on its own context, spun (or ticked) from the test thread."""
-
-    def __init__(self, tree_file: str, *, namespace: Optional[str] = None,
-                 manual: bool = False, **parameters: Any):
-        import rclpy
-        from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
-        from rclpy.parameter import Parameter
-
-        from bt_executive.ros.executive import Executive
-
-        self.context = Context()
-        rclpy.init(context=self.context)
-        overrides = [Parameter('tree_file', value=tree_file)]
-        overrides += [Parameter(k, value=v) for k, v in parameters.items()]
-        self.namespace = namespace or f'/snap_{uuid.uuid4().hex[:8]}'
-        self.executive = Executive(namespace=self.namespace, parameter_overrides=overrides,
-                                   context=self.context)
-        if manual:
-            self.executive._timer.cancel()
-        self.executor = SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.executive)
-        self.topic = f'{self.namespace}/bt_executive'
-
-    def spin_until(self, predicate: Callable[[], Any], message: str,
-                   timeout: float = TIMEOUT) -> Any:
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f'timed out after {timeout}s waiting for {message}')
-            self.executor.spin_once(timeout_sec=0.02)
-
-    def set_tree(self, **changes: Any) -> Any:
-        from rclpy.parameter import Parameter
-        return self.executive.set_parameters(
-            [Parameter(k, value=v) for k, v in changes.items()])[0]
-
-    def close(self) -> None:
-        self.executive.stop_tree(self.executor, timeout=5.0)
-        self.executor.remove_node(self.executive)
-        self.executive.destroy_node()
-        self.executor.shutdown()
-        self.context.try_shutdown()
 
 
 @pytest.fixture
