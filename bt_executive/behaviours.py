@@ -1039,20 +1039,26 @@ class _GatedDecorator(Decorator):
         yield self
 
 
-class UntilSuccess(Decorator):
-    """Restart the child until it succeeds.
+class _Until(Decorator):
+    """Restart the child until it ends with :attr:`wanted`; shared by the two Until nodes.
 
-    SUCCESS when the child succeeds. When it fails, this decorator stays RUNNING and the child
-    is started again on the next tick. With ``max_attempts``, the ``max_attempts``-th failure
-    in a run returns FAILURE ('gave up after N attempts'). Attempts are counted per run.
+    Subclasses set :attr:`wanted` (the child status that ends the loop with SUCCESS) and
+    the feedback texts. With ``max_attempts``, the ``max_attempts``-th other ending in a
+    run returns FAILURE. Attempts are counted per run.
     """
+
+    wanted: Status
+    #: feedback when the loop ends, when an attempt is repeated, and when giving up
+    done_text: str
+    again_text: str
+    give_up_text: str
 
     def __init__(self, name: str, child: Behaviour, *, max_attempts: int | None = None):
         """Create the decorator.
 
         Args:
             name: the behaviour name.
-            child: the behaviour to retry.
+            child: the behaviour to restart.
             max_attempts: the number of child runs allowed per run of this decorator
                 (None: unlimited).
 
@@ -1071,21 +1077,37 @@ class UntilSuccess(Decorator):
     def update(self) -> Status:
         """Decide from the child's status."""
         status = self.decorated.status
-        if status == Status.SUCCESS:
-            self.feedback_message = f'succeeded after {_plural(self.attempts + 1, "attempt")}'
+        if status == self.wanted:
+            self.feedback_message = self.done_text.format(
+                attempts=_plural(self.attempts + 1, 'attempt'))
             return Status.SUCCESS
         if status == Status.RUNNING:
             self.feedback_message = f'attempt {self.attempts + 1} running'
             return Status.RUNNING
         self.attempts += 1
         if self.max_attempts is not None and self.attempts >= self.max_attempts:
-            self.feedback_message = f'gave up after {_plural(self.attempts, "attempt")}'
+            self.feedback_message = self.give_up_text.format(
+                attempts=_plural(self.attempts, 'attempt'))
             return Status.FAILURE
-        self.feedback_message = f'attempt {self.attempts} failed, retrying'
+        self.feedback_message = self.again_text.format(attempt=self.attempts)
         return Status.RUNNING
 
 
-class UntilFailure(Decorator):
+class UntilSuccess(_Until):
+    """Restart the child until it succeeds.
+
+    SUCCESS when the child succeeds. When it fails, this decorator stays RUNNING and the child
+    is started again on the next tick. With ``max_attempts``, the ``max_attempts``-th failure
+    in a run returns FAILURE ('gave up after N attempts'). Attempts are counted per run.
+    """
+
+    wanted = Status.SUCCESS
+    done_text = 'succeeded after {attempts}'
+    again_text = 'attempt {attempt} failed, retrying'
+    give_up_text = 'gave up after {attempts}'
+
+
+class UntilFailure(_Until):
     """Restart the child until it fails; that failure is this decorator's SUCCESS.
 
     SUCCESS when the child fails. When it succeeds, this decorator stays RUNNING and the child
@@ -1094,43 +1116,10 @@ class UntilFailure(Decorator):
     run.
     """
 
-    def __init__(self, name: str, child: Behaviour, *, max_attempts: int | None = None):
-        """Create the decorator.
-
-        Args:
-            name: the behaviour name.
-            child: the behaviour to repeat.
-            max_attempts: the number of child runs allowed per run of this decorator
-                (None: unlimited).
-
-        Raises:
-            ValueError: if ``max_attempts`` is not None or a positive integer.
-        """
-        _check_count(max_attempts, 'max_attempts', minimum=1)
-        super().__init__(name, child)
-        self.max_attempts = max_attempts
-        self.attempts = 0
-
-    def initialise(self) -> None:
-        """Reset the attempt count."""
-        self.attempts = 0
-
-    def update(self) -> Status:
-        """Decide from the child's status."""
-        status = self.decorated.status
-        if status == Status.FAILURE:
-            self.feedback_message = f'failed after {_plural(self.attempts + 1, "attempt")}'
-            return Status.SUCCESS
-        if status == Status.RUNNING:
-            self.feedback_message = f'attempt {self.attempts + 1} running'
-            return Status.RUNNING
-        self.attempts += 1
-        if self.max_attempts is not None and self.attempts >= self.max_attempts:
-            self.feedback_message = (
-                f'still succeeding after {_plural(self.attempts, "attempt")}')
-            return Status.FAILURE
-        self.feedback_message = f'attempt {self.attempts} succeeded, repeating'
-        return Status.RUNNING
+    wanted = Status.FAILURE
+    done_text = 'failed after {attempts}'
+    again_text = 'attempt {attempt} succeeded, repeating'
+    give_up_text = 'still succeeding after {attempts}'
 
 
 class Limit(_GatedDecorator):
