@@ -678,7 +678,8 @@ class _ConditionsThenActions(_Composite):
     def __init__(
         self,
         name: str,
-        children: Sequence[Behaviour] | None,
+        *,
+        children: Sequence[Behaviour] | None = None,
         num_conditions: int,
     ):
         """Create the composite.
@@ -739,25 +740,6 @@ class Monitor(_ConditionsThenActions):
     Compare :class:`Filter`, which checks its conditions only at the start of a run.
     """
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        children: Sequence[Behaviour] | None = None,
-        num_conditions: int,
-    ):
-        """Create the monitor.
-
-        Args:
-            name: the behaviour name.
-            children: the conditions followed by the actions.
-            num_conditions: how many of the first children are conditions.
-
-        Raises:
-            ValueError: if ``num_conditions`` is negative or exceeds the number of children.
-        """
-        super().__init__(name, children, num_conditions)
-
     def tick(self) -> Iterator[Behaviour]:
         """Check every condition, then advance the actions.
 
@@ -801,25 +783,6 @@ class Filter(_ConditionsThenActions):
     Unlike :class:`Monitor`, a condition that becomes false while the actions run does not
     interrupt them.
     """
-
-    def __init__(
-        self,
-        name: str,
-        *,
-        children: Sequence[Behaviour] | None = None,
-        num_conditions: int,
-    ):
-        """Create the filter.
-
-        Args:
-            name: the behaviour name.
-            children: the conditions followed by the actions.
-            num_conditions: how many of the first children are conditions.
-
-        Raises:
-            ValueError: if ``num_conditions`` is negative or exceeds the number of children.
-        """
-        super().__init__(name, children, num_conditions)
 
     def tick(self) -> Iterator[Behaviour]:
         """Resume the sequence of conditions and actions.

@@ -28,39 +28,11 @@ SIGINT and SIGTERM stop it cleanly (exit status 0).
 """
 
 import argparse
-import json
-import signal
 import sys
 import threading
-import time
 from typing import Any, Optional
 
-
-class EventReporter:
-    """Print events as JSON lines and publish them on a latched topic."""
-
-    def __init__(self, node: Any, source: str) -> None:
-        """Create the events publisher ``<source>/events`` on ``node``."""
-        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-        from std_msgs.msg import String
-
-        self._string = String
-        self._source = source
-        self._lock = threading.Lock()
-        self._seq = 0
-        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self._publisher = node.create_publisher(String, f'{source}/events', qos)
-
-    def emit(self, event: str, **fields: Any) -> None:
-        """Report one event."""
-        with self._lock:
-            self._seq += 1
-            record = {'event': event, 'seq': self._seq, 'time': time.time(),
-                      'source': self._source, **fields}
-            line = json.dumps(record, sort_keys=True)
-            print(line, flush=True)
-            self._publisher.publish(self._string(data=line))
+from peer_common import EventReporter, serve, stop_on_signals
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -79,18 +51,11 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     import rclpy
     from rclpy.callback_groups import ReentrantCallbackGroup
-    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
     from rclpy.signals import SignalHandlerOptions
     from std_srvs.srv import Trigger
     from test_msgs.srv import BasicTypes
 
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    stop = stop_on_signals()
 
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     node = rclpy.create_node('trigger_server_' + str(abs(hash(args.service_name)) % 10 ** 6))
@@ -131,26 +96,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         node.create_service(Trigger, args.service_name, on_trigger, callback_group=group),
         node.create_service(BasicTypes, basic_name, on_basic, callback_group=group),
     ]
-    executor = MultiThreadedExecutor(num_threads=4)
-    executor.add_node(node)
-
-    def spin() -> None:
-        try:
-            executor.spin()
-        except ExternalShutdownException:
-            pass
-
-    spinner = threading.Thread(target=spin, name='executor', daemon=True)
-    spinner.start()
-    events.emit('ready', mode=args.mode)
-    print('READY', flush=True)
-
-    while not stop.wait(1.0):
-        pass  # Event.wait with a timeout keeps the main thread responsive to signals.
-    events.emit('shutdown')
-    executor.shutdown(timeout_sec=2.0)
-    rclpy.try_shutdown()
-    spinner.join(2.0)
+    serve(node, events, args.mode, stop)
     for service in services:
         node.destroy_service(service)
     node.destroy_node()

@@ -1,0 +1,80 @@
+"""What the peer scripts share: event reporting, signal handling and the serve loop.
+
+The peers run as scripts (``python peers/<name>.py``), so this folder is on their
+``sys.path`` and they import this module directly.
+"""
+
+import json
+import signal
+import threading
+import time
+from typing import Any
+
+
+class EventReporter:
+    """Print events as JSON lines and publish them on a latched topic."""
+
+    def __init__(self, node: Any, source: str) -> None:
+        """Create the events publisher ``<source>/events`` on ``node``."""
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        from std_msgs.msg import String
+
+        self._string = String
+        self._source = source
+        self._lock = threading.Lock()
+        self._seq = 0
+        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self._publisher = node.create_publisher(String, f'{source}/events', qos)
+
+    def emit(self, event: str, **fields: Any) -> None:
+        """Report one event."""
+        with self._lock:
+            self._seq += 1
+            record = {'event': event, 'seq': self._seq, 'time': time.time(),
+                      'source': self._source, **fields}
+            line = json.dumps(record, sort_keys=True)
+            print(line, flush=True)
+            self._publisher.publish(self._string(data=line))
+
+
+def stop_on_signals() -> threading.Event:
+    """Return an event that SIGINT and SIGTERM set (rclpy's own handlers stay off)."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    return stop
+
+
+def serve(node: Any, events: EventReporter, mode: str, stop: threading.Event) -> None:
+    """Spin ``node`` on a multi-threaded executor until ``stop``; report ready and shutdown.
+
+    Prints ``READY`` once serving. Returns after the executor and rclpy are shut down;
+    the caller destroys its entities and the node.
+    """
+    import rclpy
+    from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+
+    executor = MultiThreadedExecutor(num_threads=4)
+    executor.add_node(node)
+
+    def spin() -> None:
+        try:
+            executor.spin()
+        except ExternalShutdownException:
+            pass
+
+    spinner = threading.Thread(target=spin, name='executor', daemon=True)
+    spinner.start()
+    events.emit('ready', mode=mode)
+    print('READY', flush=True)
+    while not stop.wait(1.0):
+        pass  # Event.wait with a timeout keeps the main thread responsive to signals.
+    events.emit('shutdown')
+    executor.shutdown(timeout_sec=2.0)
+    rclpy.try_shutdown()
+    spinner.join(2.0)
