@@ -5,19 +5,16 @@ Every test ticks a tree with the real leaves in the test thread, interleaved wit
 server saw through the events it publishes.
 """
 
-from collections.abc import Callable, Iterator
-import pathlib
+from collections.abc import Callable
 import time
 from typing import Any
 
-from helpers import PeerEvents, SpawnedProcess
+from helpers import PeerEvents
 import py_trees
 from py_trees.common import Status
 import pytest
 from tree_runner import RosEnv, unique_name
 
-PEERS = pathlib.Path(__file__).resolve().parent / 'peers'
-FIBONACCI_SERVER = PEERS / 'fibonacci_server.py'
 DISCOVERY_TIMEOUT = 15.0
 ANSWER_TIMEOUT = 10.0
 # Seconds per step of goals that must stay active for a while: the peer's int32 sequence
@@ -25,25 +22,6 @@ ANSWER_TIMEOUT = 10.0
 SLOW_PERIOD = '0.2'
 
 StartServer = Callable[..., tuple[str, PeerEvents]]
-
-
-@pytest.fixture
-def env(request: pytest.FixtureRequest) -> Iterator[RosEnv]:
-    """Yield a private ROS environment (context, node, executor) for the test."""
-    with RosEnv(request.node.name) as environment:
-        yield environment
-
-
-@pytest.fixture
-def fibonacci(spawn: Callable[..., SpawnedProcess], env: RosEnv) -> StartServer:
-    """Start a Fibonacci server in the given mode; return (action name, its events)."""
-    def start(mode: str, *options: str) -> tuple[str, PeerEvents]:
-        name = unique_name('fib')
-        process = spawn(FIBONACCI_SERVER, name, mode, *options)
-        process.wait_for_line('READY', timeout=DISCOVERY_TIMEOUT)
-        return name, PeerEvents(env.node, f'{name}/events')
-
-    return start
 
 
 def action_tree(server: str, **params: Any) -> str:

@@ -4,41 +4,19 @@ The server (``peers/trigger_server.py``) also serves test_msgs/srv/BasicTypes on
 ``<name>/basic``, echoing the request; it reports every request and response as events.
 """
 
-from collections.abc import Callable, Iterator
-import pathlib
+from collections.abc import Callable
 import time
 
-from helpers import PeerEvents, SpawnedProcess
+from helpers import PeerEvents
 import py_trees
 from py_trees.common import Status
 import pytest
 from tree_runner import RosEnv, unique_name
 
-PEERS = pathlib.Path(__file__).resolve().parent / 'peers'
-TRIGGER_SERVER = PEERS / 'trigger_server.py'
 DISCOVERY_TIMEOUT = 15.0
 ANSWER_TIMEOUT = 10.0
 
 StartServer = Callable[..., tuple[str, PeerEvents]]
-
-
-@pytest.fixture
-def env(request: pytest.FixtureRequest) -> Iterator[RosEnv]:
-    """Yield a private ROS environment (context, node, executor) for the test."""
-    with RosEnv(request.node.name) as environment:
-        yield environment
-
-
-@pytest.fixture
-def trigger(spawn: Callable[..., SpawnedProcess], env: RosEnv) -> StartServer:
-    """Start a Trigger server in the given mode; return (service name, its events)."""
-    def start(mode: str, *options: str) -> tuple[str, PeerEvents]:
-        name = unique_name('trigger')
-        process = spawn(TRIGGER_SERVER, name, mode, *options)
-        process.wait_for_line('READY', timeout=DISCOVERY_TIMEOUT)
-        return name, PeerEvents(env.node, f'{name}/events')
-
-    return start
 
 
 def service_tree(service: str, **params: object) -> str:

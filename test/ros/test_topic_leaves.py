@@ -17,7 +17,6 @@ from tree_runner import RosEnv, unique_name
 ANSWER_TIMEOUT = 10.0
 
 
-@pytest.fixture
 def env(request: pytest.FixtureRequest) -> Iterator[RosEnv]:
     """Yield a private ROS environment (context, node, executor) for the test."""
     with RosEnv(request.node.name) as environment:
