@@ -1205,6 +1205,12 @@ class Delay(_GatedDecorator):
             self._waited = True
         return None
 
+    def wake_at(self) -> float | None:
+        """Return when the delay ends while this is waiting (event-driven ticking)."""
+        if self.status is Status.RUNNING and not self._waited:
+            return self._start + self.seconds
+        return None
+
     def update(self) -> Status:
         """Pass the child's status through."""
         if self.decorated.status == Status.FAILURE:
@@ -1260,6 +1266,10 @@ class Cooldown(_GatedDecorator):
                 return Status.FAILURE
             self._ready_at = None
         return None
+
+    def wake_at(self) -> float | None:
+        """Return when the cooldown ends, if one is running (event-driven ticking)."""
+        return self._ready_at
 
     def update(self) -> Status:
         """Pass the child's status through and start the cooldown when it finished."""
@@ -1320,6 +1330,10 @@ class Timeout(_GatedDecorator):
             return Status.FAILURE
         return None
 
+    def wake_at(self) -> float | None:
+        """Return the deadline while the child runs (event-driven ticking)."""
+        return self._deadline if self.status is Status.RUNNING else None
+
     def update(self) -> Status:
         """Pass the child's status through, showing the time left while it runs."""
         status = self.decorated.status
@@ -1364,6 +1378,10 @@ class Wait(Behaviour):
     def initialise(self) -> None:
         """Start waiting."""
         self._start = self.clock()
+
+    def wake_at(self) -> float | None:
+        """Return when the wait ends while it runs (event-driven ticking)."""
+        return self._start + self.seconds if self.status is Status.RUNNING else None
 
     def update(self) -> Status:
         """Return SUCCESS once the time is up."""

@@ -70,7 +70,9 @@ ARGUMENTS = (
     Argument('use_sim_time', 'true', 'use /clock for time (the built-in sim and Gazebo '
              'publish it; false on a real robot)'),
     Argument('namespace', '', 'namespace of every node (one robot per namespace)'),
-    Argument('tick_rate', '10.0', 'executive ticks per second'),
+    Argument('tick_mode', 'event', "'event': tick when something the tree depends on "
+             "happens; 'periodic': tick_rate ticks per second"),
+    Argument('tick_rate', '10.0', 'executive ticks per second in periodic mode'),
     Argument('log_level', 'info', 'log level of every node'),
     Argument('params_file', 'config/executive.yaml', 'ROS parameters of the executive'),
     Argument('sim_params_file', 'config/sim_robot.yaml',
@@ -80,7 +82,8 @@ ARGUMENTS = (
 NODES = (
     NodeLaunch('sim_robot', 'sim_robot', 'sim_params_file', {}, condition='use_sim'),
     NodeLaunch('executive', 'bt_executive', 'params_file',
-               {'tree_file': Arg('tree'), 'tick_rate': Arg('tick_rate'),
+               {'tree_file': Arg('tree'), 'tick_mode': Arg('tick_mode'),
+                'tick_rate': Arg('tick_rate'),
                 'use_sim_time': Arg('use_sim_time')}),
 )
 

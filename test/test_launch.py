@@ -76,7 +76,8 @@ def test_launch_file_declares_every_argument_and_node(description):
     params_file, overrides = executive.kwargs['parameters']
     assert params_file.args == ('params_file',)
     assert {k: v.args[0].args[0] for k, v in overrides.items()} == {
-        'tree_file': 'tree', 'tick_rate': 'tick_rate', 'use_sim_time': 'use_sim_time'}
+        'tree_file': 'tree', 'tick_mode': 'tick_mode', 'tick_rate': 'tick_rate',
+        'use_sim_time': 'use_sim_time'}
     assert overrides['use_sim_time'].kwargs['value_type'] is bool
     for node in nodes:
         assert node.kwargs['output'] == 'screen'

@@ -21,6 +21,7 @@ from bt_executive.registry import Registry
 from bt_executive.ros import interfaces, leaves
 from bt_executive.ros.subscriptions import (BlackboardFeed, check_fields, parse_subscriptions,
                                             qos_profile)
+from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
 from bt_executive.snapshot import (active_path, failure_chain, failure_reason,  # noqa: F401
                                    new_session, SnapshotBuilder, to_json)
 from bt_executive.spec import Document
@@ -44,6 +45,15 @@ except ImportError:
 
 #: Parameters that select the tree; setting either swaps the running tree.
 TREE_PARAMETERS = ('tree_file', 'tree_name')
+
+#: Parameters that change when the tree is ticked.
+TICK_PARAMETERS = ('tick_mode', 'tick_rate', 'max_tick_rate', 'heartbeat_period')
+
+#: The values of the tick_mode parameter (bt_executive/ros/ticking.py).
+TICK_MODES = ('periodic', 'event')
+
+#: Seconds from process start to the end of this module's imports (None off Linux).
+IMPORTED_AT = process_age()
 
 
 def ros_registry() -> Registry:
@@ -78,6 +88,25 @@ class LoadedTree:
         """Return every behaviour of the tree."""
         return list(self.root.iterate())
 
+    def timed(self) -> list[Callable[[], Optional[float]]]:
+        """Return the ``wake_at`` methods of the time-based behaviours (and the feed)."""
+        methods = [behaviour.wake_at for behaviour in self.root.iterate()
+                   if callable(getattr(behaviour, 'wake_at', None))]
+        return methods + [self.feed.wake_at]
+
+    def reads(self) -> set[str]:
+        """Return the root blackboard keys the tree may read (a superset)."""
+        keys: set[str] = set()
+        for behaviour in self.root.iterate():
+            keys |= getattr(behaviour, 'bt_reads', frozenset())
+            for client in behaviour.blackboards:
+                keys |= {key.lstrip('/').split('/')[0] for key in client.read}
+        for tree in self.document.trees.values():
+            for node in tree.root.walk():
+                for value in node.params.values():
+                    keys |= value.names()
+        return keys
+
     def outstanding(self) -> list[Any]:
         """Return the futures still in flight (cancels the robot must acknowledge)."""
         futures = []
@@ -100,7 +129,10 @@ class LoadedTree:
                 print(f'bt_executive: shutting down {behaviour.name} failed: {error}',
                       file=sys.stderr)
             for client in behaviour.blackboards:
-                client.unregister(clear=False)
+                try:
+                    client.unregister(clear=False)
+                except KeyError:  # the blackboard was cleared under us (e.g. by a reset)
+                    pass
             behaviour.blackboards = []
         self.feed.destroy()
 
@@ -111,7 +143,11 @@ class Executive(Node):
     ROS Parameters:
         tree_file (string): the tree file; setting it swaps the tree (rejected if invalid)
         tree_name (string): the tree to run ('' = the file's main tree)
-        tick_rate (double): ticks per second (0.1 .. 1000)
+        tick_mode (string): 'periodic' (tick_rate ticks per second) or 'event' (tick
+        when something the tree depends on happens; bt_executive/ros/ticking.py)
+        tick_rate (double): ticks per second in periodic mode (0.1 .. 1000)
+        max_tick_rate (double): event mode: the highest tick rate (Hz)
+        heartbeat_period (double): event mode: seconds between ticks when nothing happens
         setup_timeout (double): seconds allowed for setting up the tree's leaves
         shutdown_timeout (double): seconds to wait for goal cancels to be acknowledged
         status_period (double): seconds between status heartbeats
@@ -151,6 +187,10 @@ class Executive(Node):
         self.last_failure = ''
         self.last_status = Status.INVALID
         self.tick_duration = 0.0
+        self.timing = TickTiming()
+        self._first_tick_at: Optional[float] = None
+        self._timed: list[Callable[[], Optional[float]]] = []
+        self._moved = False
         self._last_status_publish = -1.0
         self._status_publisher = self.create_publisher(String, '~/status',
                                                        qos_profile('latched'))
@@ -168,7 +208,8 @@ class Executive(Node):
         for name, handler in (('pause', self._srv_pause), ('resume', self._srv_resume),
                               ('reset', self._srv_reset), ('reload', self._srv_reload)):
             self.create_service(Trigger, f'~/{name}', handler)
-        self._timer = self.create_timer(1.0 / self._param('tick_rate'), self._tick)
+        self.ticker: Any = None
+        self._configure_ticking(self._param('tick_mode'))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         tree_file = self._param('tree_file')
         if tree_file:
@@ -191,8 +232,18 @@ class Executive(Node):
             description='YAML tree file; setting it swaps the tree at runtime'))
         self.declare_parameter('tree_name', '', ParameterDescriptor(
             description="tree to run ('' = the file's main tree)"))
+        self.declare_parameter('tick_mode', 'periodic', ParameterDescriptor(
+            description="'periodic': tick_rate ticks per second; 'event': tick when "
+            'something the tree depends on happens (plus heartbeat_period)'))
         self.declare_parameter('tick_rate', 10.0, ParameterDescriptor(
-            description='ticks per second', floating_point_range=number(0.1, 1000.0)))
+            description='ticks per second in periodic mode',
+            floating_point_range=number(0.1, 1000.0)))
+        self.declare_parameter('max_tick_rate', 100.0, ParameterDescriptor(
+            description='event mode: the highest tick rate (Hz)',
+            floating_point_range=number(0.1, 10000.0)))
+        self.declare_parameter('heartbeat_period', 1.0, ParameterDescriptor(
+            description='event mode: seconds from one tick to the next when nothing happens',
+            floating_point_range=number(0.001, 3600.0)))
         self.declare_parameter('setup_timeout', 5.0, ParameterDescriptor(
             description='seconds allowed for setting up the leaves',
             floating_point_range=number(0.0, 600.0)))
@@ -219,10 +270,12 @@ class Executive(Node):
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         changes = {p.name: p.value for p in parameters}
-        if 'tick_rate' in changes:
-            self._timer.cancel()
-            self.destroy_timer(self._timer)
-            self._timer = self.create_timer(1.0 / changes['tick_rate'], self._tick)
+        mode = changes.get('tick_mode', self._param('tick_mode'))
+        if mode not in TICK_MODES:
+            return SetParametersResult(successful=False, reason='tick_mode must be one of '
+                                       f"{', '.join(TICK_MODES)}, got '{mode}'")
+        if any(name in changes for name in TICK_PARAMETERS):
+            self._configure_ticking(mode, changes)
         if not any(name in changes for name in TREE_PARAMETERS):
             return SetParametersResult(successful=True)
         tree_file = changes.get('tree_file', self._param('tree_file'))
@@ -236,6 +289,46 @@ class Executive(Node):
             return SetParametersResult(successful=False, reason=str(error))
         self._install(candidate)
         return SetParametersResult(successful=True)
+
+    # ---- when to tick ----------------------------------------------------------------
+
+    def _configure_ticking(self, mode: str, changes: Optional[dict[str, Any]] = None) -> None:
+        """(Re)create the ticker for ``mode``; ``changes`` are parameters being set."""
+        values = {name: self._param(name) for name in TICK_PARAMETERS}
+        values.update(changes or {})
+        if mode not in TICK_MODES:
+            error = TreeError.single(SourceLocation('<parameters>'), 'tick_mode must be one '
+                                     f"of {', '.join(TICK_MODES)}, got '{mode}'")
+            self.get_logger().error(str(error))
+            raise error
+        if self.ticker is not None:
+            self.ticker.destroy()
+        if mode == 'event':
+            self.ticker = EventTicker(self, self._tick, max_rate=values['max_tick_rate'],
+                                      heartbeat=values['heartbeat_period'])
+            self.timing.restart(None)
+            self.ticker.request()
+        else:
+            self.ticker = PeriodicTicker(self, self._tick, rate=values['tick_rate'])
+            self.timing.restart(self.ticker.period)
+
+    def request_tick(self) -> None:
+        """Ask for a tick soon (leaves and the blackboard feed call this from callbacks).
+
+        Event mode ticks at the next moment ``max_tick_rate`` allows; periodic mode
+        ignores the request (the next tick comes anyway).
+        """
+        self.ticker.request()
+
+    def _next_deadline(self) -> Optional[float]:
+        """Return the earliest future ``wake_at`` of the tree (node-clock seconds)."""
+        now = self.now_seconds()
+        earliest = None
+        for wake_at in self._timed:
+            when = wake_at()
+            if when is not None and when > now and (earliest is None or when < earliest):
+                earliest = when
+        return earliest
 
     # ---- loading and swapping --------------------------------------------------------
 
@@ -300,8 +393,11 @@ class Executive(Node):
         self.terminated = None
         self.last_failure = ''
         self.last_status = Status.INVALID
+        self._timed = new.timed()
+        new.feed.watch(new.reads(), self.request_tick)
         self.get_logger().info(f"running tree '{new.name}' from {new.file}")
         self.publish_status(force=True)
+        self.request_tick()
 
     def _retire(self) -> None:
         """Destroy stopped trees once their cancels have been acknowledged."""
@@ -316,17 +412,26 @@ class Executive(Node):
     # ---- ticking ------------------------------------------------------------------
 
     def _tick(self) -> None:
+        ticker = self.ticker
+        latency = ticker.ticked(time.monotonic())
         if self.retiring:
             self._retire()
         tree = self.tree
         if tree is None or not self.running:
             self._publish_snapshot()
             return
+        clock_start = self.now_seconds()
         start = time.perf_counter()
         tree.feed.apply()
+        storage = py_trees.blackboard.Blackboard.storage
+        # event mode: what the tree wrote this tick is progress too (see _settled)
+        before = list(storage.items()) if ticker.event_driven else None
         self.snapshots.tick()  # tree.root.tick_once(), noting the behaviours ticked
         self.tick_count += 1
         self.tick_duration = time.perf_counter() - start
+        self.timing.record(clock_start, self.tick_duration, latency)
+        if self._first_tick_at is None:
+            self._first_tick_at = process_age()
         status = tree.root.status
         changed = status is not self.last_status
         if status is Status.FAILURE and changed:
@@ -342,6 +447,11 @@ class Executive(Node):
             self.get_logger().info(f'tree terminated by {self.terminated}')
             changed = True
         self.publish_status(force=changed)
+        if before is not None and ticker is self.ticker and self.running:
+            # not settled yet (a status moved or the tree wrote the blackboard): the next
+            # tick may go further, e.g. a loop's next iteration; else sleep until an event
+            settled = not self._moved and list(storage.items()) == before
+            ticker.plan(again=not settled, deadline=self._next_deadline())
 
     def status(self) -> dict[str, Any]:
         """Return the status published on ~/status."""
@@ -355,6 +465,10 @@ class Executive(Node):
             'terminated': self.terminated,
             'last_failure': self.last_failure,
             'tick_duration_ms': round(self.tick_duration * 1000.0, 3),
+            'tick_mode': self._param('tick_mode'),
+            'timing': self.timing.summary(),
+            'startup': {'imports_s': _rounded(IMPORTED_AT),
+                        'first_tick_s': _rounded(self._first_tick_at)},
             'active': active_path(tree.root) if tree else [],
             'blackboard': self._blackboard_selection(),
         }
@@ -388,6 +502,7 @@ class Executive(Node):
                                'last_failure': self.last_failure, 'heartbeat': heartbeat})
         snapshot = builder.update()
         events = builder.events()
+        self._moved = bool(events)
         if events:
             self._events_publisher.publish(String(data=to_json(builder.event_batch(events))))
         now = time.monotonic()
@@ -420,6 +535,7 @@ class Executive(Node):
         self.running = True
         self.terminated = None
         self.publish_status(force=True)
+        self.request_tick()
         return 'resumed'
 
     def reset(self) -> str:
@@ -435,6 +551,7 @@ class Executive(Node):
         self.terminated = None
         self.running = True
         self.publish_status(force=True)
+        self.request_tick()
         return 'reset'
 
     def reload(self) -> str:
@@ -516,7 +633,14 @@ class Executive(Node):
                 tree.destroy()
         self.tree = None
         self.retiring = []
+        if self.ticker is not None:
+            self.ticker.destroy()
+            self.ticker = None
         super().destroy_node()
+
+
+def _rounded(seconds: Optional[float]) -> Optional[float]:
+    return None if seconds is None else round(seconds, 3)
 
 
 def main(args: Optional[list[str]] = None) -> int:

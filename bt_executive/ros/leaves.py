@@ -36,11 +36,12 @@ from bt_executive.builder import BuildContext, Params
 from bt_executive.errors import SourceLocation
 from bt_executive.expressions import EvaluationError, Expression, parse
 from bt_executive.ros import interfaces
-from bt_executive.ros.subscriptions import qos_profile
+from bt_executive.ros.subscriptions import qos_profile, STALE_MARGIN
 from bt_executive.spec import Dynamic, NodeSpec, Value
 import py_trees
 from py_trees.common import Status
 from rclpy.action import ActionClient
+from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.exceptions import InvalidServiceNameException, InvalidTopicNameException
 from rclpy.task import Future
 from rclpy.validate_topic_name import validate_topic_name
@@ -50,6 +51,10 @@ Factory = Callable[[BuildContext, str, Params, list], py_trees.behaviour.Behavio
 
 #: Messages WaitForMessage keeps between two ticks; older ones are dropped.
 MAX_PENDING_MESSAGES = 100
+
+#: Seconds between checks for an absent action or service server (event-driven ticking
+#: has no event for a server appearing, so a waiting leaf asks to be ticked this often).
+SERVER_POLL_PERIOD = 0.1
 
 _STATUS_NAMES = {
     GoalStatus.STATUS_UNKNOWN: 'unknown',
@@ -206,6 +211,7 @@ class RosLeaf(py_trees.behaviour.Behaviour):
         self.lookup = lookup
         self.node: Any = None
         self.is_shut_down = False
+        self._request_tick: Optional[Callable[[], None]] = None
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -223,6 +229,7 @@ class RosLeaf(py_trees.behaviour.Behaviour):
             self.destroy()
         self.node = node
         self.is_shut_down = False
+        self._request_tick = getattr(node, 'request_tick', None)
         self.create(node)
 
     def shutdown(self) -> None:
@@ -249,6 +256,20 @@ class RosLeaf(py_trees.behaviour.Behaviour):
     def outstanding(self) -> list[Future]:
         """Return the futures the executive should await before destroying the tree."""
         return []
+
+    def wake(self, *_: Any) -> None:
+        """Ask the executive to tick soon: something this leaf waits for happened.
+
+        Used by event-driven ticking (the node's ``request_tick``); a no-op on a node
+        without one. Accepts and ignores callback arguments.
+        """
+        request = self._request_tick
+        if request is not None:
+            request()
+
+    def wake_at(self) -> Optional[float]:
+        """Return the node-clock time at which this leaf must be ticked again, if any."""
+        return None
 
     # -- for subclasses -------------------------------------------------------------
 
@@ -392,6 +413,16 @@ class ActionLeaf(RosLeaf):
             return self.running(f'goal sent to {self.server_name}')
         return self.running(f'goal active on {self.server_name}')
 
+    def wake_at(self) -> Optional[float]:
+        """Return the next server check or the result deadline while the leaf runs."""
+        if self.status is not Status.RUNNING or self.node is None or self._started is None:
+            return None
+        if self._goal_future is None:
+            return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
+        if self._outcome is None and self.timeout > 0:
+            return self._sent_at + self.timeout
+        return None
+
     def _send(self, now: float) -> Status:
         if not self.client.server_is_ready():
             if now - self._started >= self.server_timeout:
@@ -460,10 +491,12 @@ class ActionLeaf(RosLeaf):
         if goal_handle is None:
             self._outcome = (Status.FAILURE, f'sending the goal to {self.server_name} '
                              f'failed: {error}', None)
+            self.wake()
             return
         self._goal_handle = goal_handle
         if not goal_handle.accepted:
             self._outcome = (Status.FAILURE, f'goal rejected by {self.server_name}', None)
+            self.wake()
             return
         self._result_future = goal_handle.get_result_async()
         self._result_future.add_done_callback(functools.partial(self._on_result, generation))
@@ -471,6 +504,7 @@ class ActionLeaf(RosLeaf):
     def _on_result(self, generation: int, future: Future) -> None:
         if generation != self.generation:
             return
+        self.wake()
         error = future.exception()
         if error is not None:
             self._outcome = (Status.FAILURE, f'getting the result failed: {error}', None)
@@ -493,6 +527,7 @@ class ActionLeaf(RosLeaf):
             return
         try:
             _store(self.feedback_key, message.feedback)
+            self.wake()
         except Exception as error:  # noqa: B902 - a bad key must not break the executor
             if self.node is not None:
                 self.node.get_logger().warning(
@@ -588,6 +623,7 @@ class ServiceLeaf(RosLeaf):
             except ValueError as error:
                 return self.fail(str(error))
             self._future = self.client.call_async(request)
+            self._future.add_done_callback(self.wake)
             self._sent_at = now
             return self.running(f'called {self.service_name}')
         if not self._future.done():
@@ -616,6 +652,16 @@ class ServiceLeaf(RosLeaf):
             return self.fail(f'response failed success test: {self.success}')
         self.feedback_message = f'{self.service_name} succeeded'
         return Status.SUCCESS
+
+    def wake_at(self) -> Optional[float]:
+        """Return the next service check or the response deadline while the leaf runs."""
+        if self.status is not Status.RUNNING or self.node is None or self._started is None:
+            return None
+        if self._future is None:
+            return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
+        if self.timeout > 0 and self._sent_at is not None:
+            return self._sent_at + self.timeout
+        return None
 
 
 # ---- topics -----------------------------------------------------------------------------
@@ -679,6 +725,13 @@ class TopicConditionLeaf(_TopicLeaf):
     def _on_message(self, msg: Any) -> None:
         self.latest = msg
         self.received = self.now()
+        self.wake()
+
+    def wake_at(self) -> Optional[float]:
+        """Return when the latest message becomes stale (``max_age``)."""
+        if self.max_age > 0 and self.received is not None:
+            return self.received + self.max_age + STALE_MARGIN
+        return None
 
     def step(self) -> Status:
         """Check the latest message."""
@@ -711,6 +764,7 @@ class WaitForMessageLeaf(_TopicLeaf):
     def _on_message(self, msg: Any) -> None:
         if self._waiting:
             self._pending.append(msg)
+            self.wake()
 
     def initialise(self) -> None:
         """Only messages from now on count."""
@@ -828,8 +882,10 @@ class TopicActionLeaf(RosLeaf):
 
     def create(self, node: Any) -> None:
         """Create the goal and cancel publishers and the status subscription."""
-        self.goal_publisher = node.create_publisher(self.goal.msg_class, self.goal_topic,
-                                                    qos_profile('reliable'))
+        # a server appearing or going away is an event for event-driven ticking
+        self.goal_publisher = node.create_publisher(
+            self.goal.msg_class, self.goal_topic, qos_profile('reliable'),
+            event_callbacks=PublisherEventCallbacks(matched=self.wake))
         if self.cancel is not None and self.cancel_topic:
             self.cancel_publisher = node.create_publisher(
                 self.cancel.msg_class, self.cancel_topic, qos_profile('reliable'))
@@ -853,6 +909,17 @@ class TopicActionLeaf(RosLeaf):
     def _on_status(self, msg: Any) -> None:
         if self._sent is not None:
             self._statuses.append(msg)
+            self.wake()
+
+    def wake_at(self) -> Optional[float]:
+        """Return the subscriber-wait or result deadline while the leaf runs."""
+        if self.status is not Status.RUNNING or self.node is None:
+            return None
+        if self._sent is None:
+            return self._started + self.server_timeout
+        if self.timeout > 0:
+            return self._sent_at + self.timeout
+        return None
 
     def initialise(self) -> None:
         """Start a new run."""
@@ -882,7 +949,7 @@ class TopicActionLeaf(RosLeaf):
         now = self.now()
         if self._sent is None:
             return self._send(now)
-        if self.timeout > 0 and now - self._sent_at > self.timeout:
+        if self.timeout > 0 and now - self._sent_at >= self.timeout:
             self._send_cancel()
             return self.fail(f'no result after {_seconds(self.timeout)} s')
         if not self._statuses and self.goal_publisher.get_subscription_count() == 0:

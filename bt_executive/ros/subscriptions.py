@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from bt_executive.errors import Diagnostic, SourceLocation
 from bt_executive.expressions import EvaluationError
@@ -196,6 +196,22 @@ def _extract(message: Any, path: Optional[str]) -> Any:
     return value
 
 
+_MISSING = object()
+
+#: Seconds after ``max_age`` is reached at which event-driven ticking looks again.
+STALE_MARGIN = 1e-3
+
+
+def _differs(value: Any, previous: Any) -> bool:
+    """Tell whether a new value differs from the stored one (errors count as different)."""
+    if value is previous:
+        return False
+    try:
+        return bool(value != previous)
+    except Exception:  # noqa: B902 - e.g. arrays without a truth value
+        return True
+
+
 class BlackboardFeed:
     """Subscriptions that keep the latest values; the tick applies them to the blackboard.
 
@@ -214,6 +230,8 @@ class BlackboardFeed:
         self.stale: dict[str, str] = {}
         self._pending: dict[str, Any] = {}
         self._max_age: dict[str, float] = {}
+        self._watched: frozenset[str] = frozenset()
+        self._wake: Optional[Callable[[], None]] = None
         self._subscriptions = []
         for spec in specs:
             msg_class = interfaces.resolve(spec.type, kind='msg')
@@ -228,10 +246,38 @@ class BlackboardFeed:
 
         def store(message: Any) -> None:
             stamp = self._now()
+            pending = self._pending
+            changed = False
             for key, path in targets:
-                self._pending[key] = _extract(message, path)
+                value = _extract(message, path)
+                if self._wake is not None and key in self._watched and not changed:
+                    previous = pending.get(key, _MISSING)
+                    if previous is _MISSING:
+                        previous = py_trees.blackboard.Blackboard.storage.get(
+                            '/' + key, _MISSING)
+                    changed = previous is _MISSING or _differs(value, previous)
+                pending[key] = value
                 self.received[key] = stamp
+            if changed:
+                self._wake()
         return store
+
+    def watch(self, keys: Iterable[str], wake: Callable[[], None]) -> None:
+        """Call ``wake`` when a message changes one of ``keys`` (event-driven ticking)."""
+        self._watched = frozenset(keys)
+        self._wake = wake
+
+    def wake_at(self) -> Optional[float]:
+        """Return when the next watched key becomes stale (``max_age``), if any."""
+        earliest = None
+        for key, max_age in self._max_age.items():
+            stamp = self.received.get(key)
+            if stamp is None or key in self.stale or key not in self._watched:
+                continue
+            if earliest is None or stamp + max_age < earliest:
+                earliest = stamp + max_age
+        # stale means older than max_age: look just after the moment it is reached
+        return None if earliest is None else earliest + STALE_MARGIN
 
     def apply(self) -> None:
         """Copy new values to the blackboard and mark data older than max_age as stale."""

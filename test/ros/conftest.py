@@ -4,6 +4,7 @@ from collections.abc import Callable, Iterator
 import pathlib
 from typing import Any
 
+from executive_host import Host
 from helpers import PeerEvents, SpawnedProcess
 import pytest
 from tree_runner import RosEnv, unique_name
@@ -43,3 +44,18 @@ def fibonacci(spawn: Callable[..., SpawnedProcess], env: RosEnv) -> StartPeer:
 def trigger(spawn: Callable[..., SpawnedProcess], env: RosEnv) -> StartPeer:
     """Start a Trigger server in the given mode; return (service name, its events)."""
     return _peer(spawn, env.node, 'trigger_server', 'trigger')
+
+
+@pytest.fixture
+def host() -> Iterator[Callable[..., Host]]:
+    """Give a starter of in-process executives (tree file, then parameters by name)."""
+    hosts: list[Host] = []
+
+    def start(tree_file: str, **parameters: Any) -> Host:
+        created = Host(tree_file, **parameters)
+        hosts.append(created)
+        return created
+
+    yield start
+    for created in hosts:
+        created.close()

@@ -29,7 +29,7 @@ class Host:
     Args:
         tree_file: the executive's tree_file parameter
         namespace: the node namespace (default: a unique one)
-        manual: cancel the tick timer, so the test ticks with ``executive._tick()``
+        manual: stop the ticker's timers, so the test ticks with ``executive._tick()``
         **parameters: further parameter overrides
     """
 
@@ -49,8 +49,8 @@ class Host:
         self.namespace = namespace or f'/ex_{uuid.uuid4().hex[:8]}'
         self.executive = Executive(namespace=self.namespace, parameter_overrides=overrides,
                                    context=self.context)
-        if manual:
-            self.executive._timer.cancel()
+        if manual:  # no timer ticks: the test calls executive._tick() itself
+            self.executive.ticker.destroy()
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.executive)
         self.topic = f'{self.namespace}/bt_executive'

@@ -5,7 +5,7 @@ thread exactly as ``main()`` spins it; peers (Fibonacci action server) are real
 subprocesses; the SIGTERM test runs the executive itself as a subprocess.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 import json
 import pathlib
 import signal
@@ -26,20 +26,6 @@ TIMEOUT = 15.0
 
 def unique(prefix: str) -> str:
     return f'{prefix}_{uuid.uuid4().hex[:8]}'
-
-
-@pytest.fixture
-def host() -> Iterator[Callable[..., Host]]:
-    hosts: list[Host] = []
-
-    def start(tree_file: str, **parameters: Any) -> Host:
-        created = Host(tree_file, **parameters)
-        hosts.append(created)
-        return created
-
-    yield start
-    for created in hosts:
-        created.close()
 
 
 @pytest.fixture

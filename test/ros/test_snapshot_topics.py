@@ -7,7 +7,7 @@ subscriber is a separate node (``ros_node``) whose executor spins in a thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 import json
 import threading
 import time
@@ -36,20 +36,6 @@ SELECTOR_TREE = """
               - Success ok
               - Running busy
     """
-
-
-@pytest.fixture
-def host() -> Iterator[Callable[..., Host]]:
-    hosts: list[Host] = []
-
-    def start(tree_file: str, **options: Any) -> Host:
-        created = Host(tree_file, **options)
-        hosts.append(created)
-        return created
-
-    yield start
-    for created in hosts:
-        created.close()
 
 
 class Collector:

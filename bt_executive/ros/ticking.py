@@ -1,0 +1,263 @@
+"""When the executive ticks: periodic ticking, event-driven ticking, and tick timing.
+
+Two modes, chosen by the executive's ``tick_mode`` parameter:
+
+``periodic``
+    A timer on the node clock ticks the tree ``tick_rate`` times per second.
+
+``event``
+    The tree is ticked when something it depends on happens, and otherwise sleeps:
+
+    * a callback calls :meth:`EventTicker.request` (a subscribed blackboard key the tree
+      reads changed, an action or service future completed, feedback or a status message
+      arrived, a server appeared); requests made while a tick is pending coalesce;
+    * a tick that moved a status asks for another tick (the tree is not settled yet:
+      e.g. a loop starts its next iteration on the next tick);
+    * the earliest deadline of a time-based node (``wake_at()``: Wait, Timeout, Delay,
+      Cooldown, leaf timeouts, stale data) arms a one-shot timer on the node clock, so
+      simulated time drives deadlines too;
+    * a heartbeat tick comes ``heartbeat_period`` seconds (steady clock) after the last
+      tick, whatever happened;
+    * ticks are never closer than ``1 / max_tick_rate`` seconds (steady clock): a burst
+      of requests becomes one tick at the next allowed moment.
+
+Requests are delivered through a guard condition, so a tick never runs inside another
+callback (a leaf's callback finishes before the tree sees its result).
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import os
+import time
+from typing import Any, Callable, Optional
+
+from rclpy.clock import Clock, ClockType
+
+#: Ticks kept for the timing percentiles in ~/status.
+TIMING_WINDOW = 1000
+
+
+def process_age() -> Optional[float]:
+    """Return seconds since this process started (Linux ``/proc``), or None elsewhere."""
+    try:
+        with open('/proc/self/stat', 'rb') as stream:
+            fields = stream.read().rsplit(b')', 1)[1].split()
+        started = int(fields[19]) / os.sysconf('SC_CLK_TCK')  # field 22: starttime
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - started
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {'p50': 0.0, 'p99': 0.0, 'max': 0.0}
+    ordered = sorted(values)
+    last = len(ordered) - 1
+
+    def at(fraction: float) -> float:
+        return round(ordered[min(last, math.ceil(fraction * len(ordered)) - 1)] * 1e3, 3)
+    return {'p50': at(0.5), 'p99': at(0.99), 'max': round(ordered[-1] * 1e3, 3)}
+
+
+class TickTiming:
+    """Tick intervals, jitter, durations and wake latencies over the last ticks.
+
+    Args:
+        window: how many ticks the percentiles cover
+    """
+
+    def __init__(self, window: int = TIMING_WINDOW) -> None:
+        self.ticks = 0
+        self.period: Optional[float] = None
+        self._last_start: Optional[float] = None
+        self._intervals: collections.deque = collections.deque(maxlen=window)
+        self._jitter: collections.deque = collections.deque(maxlen=window)
+        self._durations: collections.deque = collections.deque(maxlen=window)
+        self._latencies: collections.deque = collections.deque(maxlen=window)
+
+    def restart(self, period: Optional[float]) -> None:
+        """Forget the history (the tick mode or rate changed); ``period`` in seconds."""
+        self.period = period
+        self._last_start = None
+        for series in (self._intervals, self._jitter, self._durations, self._latencies):
+            series.clear()
+
+    def record(self, start: float, duration: float, latency: Optional[float] = None) -> None:
+        """Record one tick: its start (clock seconds), duration and wake latency."""
+        self.ticks += 1
+        if self._last_start is not None:
+            interval = start - self._last_start
+            self._intervals.append(interval)
+            if self.period is not None:
+                self._jitter.append(abs(interval - self.period))
+        self._last_start = start
+        self._durations.append(duration)
+        if latency is not None:
+            self._latencies.append(latency)
+
+    def summary(self) -> dict[str, Any]:
+        """Return the percentiles in milliseconds (JSON data for ~/status)."""
+        data: dict[str, Any] = {
+            'ticks': self.ticks,
+            'window': len(self._durations),
+            'interval_ms': _percentiles(list(self._intervals)),
+            'duration_ms': _percentiles(list(self._durations)),
+        }
+        if self.period is not None:
+            data['period_ms'] = round(self.period * 1e3, 3)
+            data['jitter_ms'] = _percentiles(list(self._jitter))
+        if self._latencies:
+            data['wake_latency_ms'] = _percentiles(list(self._latencies))
+        return data
+
+
+class _OneShot:
+    """A timer that fires once at a given time; re-arming replaces it."""
+
+    def __init__(self, node: Any, clock: Clock, now: Callable[[], float],
+                 callback: Callable[[], None]) -> None:
+        self._node = node
+        self._clock = clock
+        self._now = now
+        self._callback = callback
+        self._timer: Any = None
+        self.due: Optional[float] = None
+
+    def arm(self, when: float) -> None:
+        """Fire at ``when`` (seconds on this timer's clock) unless already due earlier."""
+        if self.due is not None and self.due <= when:
+            return
+        self.cancel()
+        self.due = when
+        delay = max(when - self._now(), 1e-6)
+        self._timer = self._node.create_timer(delay, self._fire, clock=self._clock)
+
+    def _fire(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self.due = None
+        self._callback()
+
+    def cancel(self) -> None:
+        """Disarm and release the timer."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._node.destroy_timer(self._timer)
+            self._timer = None
+        self.due = None
+
+
+class EventTicker:
+    """Event-driven tick scheduling on an rclpy node (see the module docstring).
+
+    Args:
+        node: the node whose executor runs the ticks
+        tick: ticks the tree once (called from timer and guard callbacks only)
+        max_rate: the highest tick rate, Hz
+        heartbeat: seconds from one tick to the next when nothing happens
+    """
+
+    event_driven = True
+
+    def __init__(self, node: Any, tick: Callable[[], None], *, max_rate: float,
+                 heartbeat: float) -> None:
+        self._node = node
+        self._tick = tick
+        self.min_interval = 1.0 / max_rate
+        self.heartbeat = heartbeat
+        self.last_tick = -math.inf
+        self.requested_at: Optional[float] = None
+        steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self._guard = node.create_guard_condition(self._on_guard)
+        self._pending = False
+        self._pace = _OneShot(node, steady, time.monotonic, self.kick)
+        self._deadline = _OneShot(node, node.get_clock(),
+                                  lambda: node.get_clock().now().nanoseconds * 1e-9,
+                                  self.kick)
+        self._heartbeat = node.create_timer(heartbeat, self.kick, clock=steady)
+
+    def request(self) -> None:
+        """Ask for a tick soon (from any callback; cheap, coalescing)."""
+        if self._heartbeat is None:  # destroyed
+            return
+        if self.requested_at is None:
+            self.requested_at = time.monotonic()
+        if not self._pending:
+            self._pending = True
+            self._guard.trigger()
+
+    def _on_guard(self) -> None:
+        self._pending = False
+        self.kick()
+
+    def kick(self) -> None:
+        """Tick now if the rate cap allows, else at the earliest allowed moment."""
+        now = time.monotonic()
+        allowed = self.last_tick + self.min_interval
+        if now >= allowed:
+            self._tick()
+        else:
+            self._pace.arm(allowed)
+
+    def ticked(self, start: float) -> Optional[float]:
+        """Note a tick that started at ``start`` (monotonic); return its wake latency."""
+        self.last_tick = start
+        requested, self.requested_at = self.requested_at, None
+        if self._heartbeat is not None:
+            self._heartbeat.reset()
+        return None if requested is None else max(0.0, start - requested)
+
+    def plan(self, *, again: bool, deadline: Optional[float]) -> None:
+        """After a tick: tick ``again`` soon, and/or at ``deadline`` (node-clock seconds)."""
+        if self._heartbeat is None:  # destroyed
+            return
+        if again:
+            self._pace.arm(self.last_tick + self.min_interval)
+        if deadline is not None:
+            self._deadline.arm(deadline)
+
+    def destroy(self) -> None:
+        """Release the timers and the guard condition (idempotent)."""
+        self._pace.cancel()
+        self._deadline.cancel()
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._node.destroy_timer(self._heartbeat)
+            self._node.destroy_guard_condition(self._guard)
+            self._heartbeat = None
+
+
+class PeriodicTicker:
+    """Ticks at a fixed rate on the node clock.
+
+    Args:
+        node: the node whose executor runs the ticks
+        tick: ticks the tree once
+        rate: ticks per second
+    """
+
+    event_driven = False
+
+    def __init__(self, node: Any, tick: Callable[[], None], *, rate: float) -> None:
+        self._node = node
+        self.period = 1.0 / rate
+        self._timer = node.create_timer(self.period, tick)
+
+    def request(self) -> None:
+        """Periodic ticking ignores requests: the next tick comes anyway."""
+
+    def ticked(self, start: float) -> Optional[float]:
+        """Nothing to note; no wake latency."""
+        return None
+
+    def plan(self, *, again: bool, deadline: Optional[float]) -> None:
+        """Nothing to plan: the timer ticks anyway."""
+
+    def destroy(self) -> None:
+        """Release the timer (idempotent)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._node.destroy_timer(self._timer)
+            self._timer = None

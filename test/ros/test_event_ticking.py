@@ -1,0 +1,247 @@
+"""Event-driven ticking: the tree ticks on what it depends on, and only then.
+
+Each test runs the executive in-process (``tick_mode: event``) with a heartbeat so long
+(an hour) that any tick the test relies on must come from an event: a changed subscribed
+key, a future, a message, a deadline, or progress of the tree itself. Tick counts bound
+the other side: nothing that the tree does not depend on makes it tick, and bursts
+coalesce under ``max_tick_rate``. Peers are real subprocesses; DDS runs on loopback.
+"""
+
+from collections.abc import Callable
+import time
+from typing import Any
+
+from executive_host import Host, write_tree
+import pytest
+
+pytestmark = pytest.mark.ros
+
+NEVER = 3600.0  # heartbeat_period: no heartbeat tick within a test
+
+
+def event_host(host: Callable[..., Host], tree: str, **parameters: Any) -> Host:
+    parameters.setdefault('heartbeat_period', NEVER)
+    return host(tree, tick_mode='event', **parameters)
+
+
+def blackboard(key: str) -> Any:
+    import py_trees
+    return py_trees.blackboard.Blackboard.storage.get('/' + key)
+
+
+def spin_for(ex: Host, seconds: float) -> None:
+    """Spin the executive's executor for ``seconds`` (to observe that nothing happens)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ex.executor.spin_once(timeout_sec=0.01)
+
+
+def test_a_loop_runs_to_completion_without_any_event(host, tmp_path):
+    # each Repeat iteration starts on the next tick: progress itself asks for ticks
+    tree = write_tree(tmp_path, 'loop.yaml', """
+        blackboard: {count: 0}
+        trees:
+          Main:
+            Selector:
+              - Condition: count >= 5
+              - Repeat:
+                  times: 5
+                  SetBlackboard: {key: count, value: '${count + 1}'}
+        """)
+    ex = event_host(host, tree)
+    ex.spin_until(lambda: ex.executive.last_status.name == 'SUCCESS', 'the loop to finish')
+    spin_for(ex, 0.2)
+    ticks = ex.executive.tick_count
+    spin_for(ex, 0.3)  # settled: no event, no heartbeat, so no tick
+    assert ex.executive.tick_count == ticks
+    assert blackboard('count') == 5
+    assert ticks <= 8  # five iterations, the end, one settled tick: no storm
+
+
+def test_a_wait_deadline_ticks_once_when_due_not_in_between(host, tmp_path):
+    tree = write_tree(tmp_path, 'wait.yaml', """
+        trees:
+          Main:
+            Sequence:
+              - Wait: 0.5
+              - SetBlackboard: {key: done, value: true}
+        """)
+    ex = event_host(host, tree)
+    ex.spin_until(lambda: blackboard('done') is True, 'the wait to end', timeout=10.0)
+    assert ex.executive.last_status.name == 'SUCCESS'
+    # first tick, the deadline tick, one more after the status moved: a handful, not
+    # the 5 a 10 Hz timer would have spent waiting
+    assert ex.executive.tick_count <= 4, ex.executive.status()
+
+
+def test_a_changed_subscribed_key_wakes_the_tree(host, tmp_path, ros_node):
+    from std_msgs.msg import Bool
+
+    topic = f'/estop_{id(tmp_path):x}'
+    tree = write_tree(tmp_path, 'estop.yaml', f"""
+        blackboard: {{estop: false}}
+        subscriptions:
+          - {{topic: {topic}, type: std_msgs/msg/Bool, field: data, key: estop}}
+        trees:
+          Main:
+            Selector:
+              - Condition pressed: estop
+              - Running idle
+        """)
+    ex = event_host(host, tree)
+    publisher = ros_node.create_publisher(Bool, topic, 10)
+    ex.spin_until(lambda: publisher.get_subscription_count() > 0, 'the feed subscription')
+    ex.spin_until(lambda: ex.executive.tick_count >= 1, 'the first tick')
+    spin_for(ex, 0.2)
+    ticks = ex.executive.tick_count
+    publisher.publish(Bool(data=True))
+    ex.spin_until(lambda: ex.executive.last_status.name == 'SUCCESS', 'the press to be seen')
+    spin_for(ex, 0.2)  # the tick after the status moved finds the tree settled
+    # the same value again is no change: the tree stays asleep
+    settled = ex.executive.tick_count
+    assert settled - ticks <= 3
+    feed = ex.executive.tree.feed
+    received = feed.received['estop']
+    publisher.publish(Bool(data=True))
+    ex.spin_until(lambda: feed.received['estop'] != received, 'the repeated message')
+    spin_for(ex, 0.2)
+    assert ex.executive.tick_count == settled
+    publisher.publish(Bool(data=False))
+    ex.spin_until(lambda: ex.executive.last_status.name == 'RUNNING', 'the release')
+    timing = ex.executive.status()['timing']
+    assert timing['wake_latency_ms']['max'] < 1000.0  # measured, not asserted tight
+
+
+def test_a_key_the_tree_does_not_read_does_not_wake_it(host, tmp_path, ros_node):
+    from std_msgs.msg import Float64
+
+    topic = f'/noise_{id(tmp_path):x}'
+    tree = write_tree(tmp_path, 'unread.yaml', f"""
+        subscriptions:
+          - {{topic: {topic}, type: std_msgs/msg/Float64, field: data, key: noise}}
+        trees:
+          Main:
+            Running idle
+        """)
+    ex = event_host(host, tree)
+    publisher = ros_node.create_publisher(Float64, topic, 10)
+    ex.spin_until(lambda: publisher.get_subscription_count() > 0, 'the feed subscription')
+    ex.spin_until(lambda: ex.executive.tick_count >= 1, 'the first tick')
+    spin_for(ex, 0.2)
+    ticks = ex.executive.tick_count
+    feed = ex.executive.tree.feed
+    for value in range(20):
+        publisher.publish(Float64(data=float(value)))
+    ex.spin_until(lambda: feed._pending.get('noise') == 19.0, 'the messages to arrive')
+    spin_for(ex, 0.2)
+    assert ex.executive.tick_count == ticks
+
+
+def test_a_burst_of_changes_coalesces_under_the_tick_rate_cap(host, tmp_path, ros_node):
+    from std_msgs.msg import Float64
+
+    topic = f'/level_{id(tmp_path):x}'
+    tree = write_tree(tmp_path, 'burst.yaml', f"""
+        blackboard: {{level: 0.0}}
+        subscriptions:
+          - {{topic: {topic}, type: std_msgs/msg/Float64, field: data, key: level}}
+        trees:
+          Main:
+            Selector:
+              - Condition full: level >= 499
+              - Running filling
+        """)
+    ex = event_host(host, tree, max_tick_rate=20.0)
+    publisher = ros_node.create_publisher(Float64, topic, 1000)
+    ex.spin_until(lambda: publisher.get_subscription_count() > 0, 'the feed subscription')
+    ex.spin_until(lambda: ex.executive.tick_count >= 1, 'the first tick')
+    ticks = ex.executive.tick_count
+    start = time.monotonic()
+    for value in range(500):
+        publisher.publish(Float64(data=float(value)))
+    ex.spin_until(lambda: ex.executive.last_status.name == 'SUCCESS', 'the last value')
+    elapsed = time.monotonic() - start
+    ticked = ex.executive.tick_count - ticks
+    # 500 changes, but never more than 20 ticks per second (+2 for the edges)
+    assert ticked <= elapsed * 20.0 + 2, (ticked, elapsed)
+    assert ticked < 500
+
+
+def test_an_action_result_wakes_the_tree(fibonacci, host, tmp_path):
+    name, events = fibonacci('succeed')
+    tree = write_tree(tmp_path, 'action.yaml', f"""
+        trees:
+          Main:
+            Sequence:
+              - Action fib: {{type: test_msgs/action/Fibonacci, server: /{name},
+                             goal: {{order: 3}}, server_timeout: 10.0}}
+              - SetBlackboard: {{key: done, value: true}}
+        """)
+    ex = event_host(host, tree)
+    ex.spin_until(lambda: blackboard('done') is True, 'the action result to be used')
+    assert ex.executive.last_status.name == 'SUCCESS'
+
+
+def test_a_service_response_wakes_the_tree(trigger, host, tmp_path):
+    name, events = trigger('ok')
+    tree = write_tree(tmp_path, 'service.yaml', f"""
+        trees:
+          Main:
+            Sequence:
+              - Service call: {{type: std_srvs/srv/Trigger, service: /{name},
+                               server_timeout: 10.0, timeout: 10.0}}
+              - SetBlackboard: {{key: done, value: true}}
+        """)
+    ex = event_host(host, tree)
+    ex.spin_until(lambda: blackboard('done') is True, 'the service response to be used')
+
+
+def test_stale_data_is_noticed_at_its_max_age_without_a_heartbeat(host, tmp_path, ros_node):
+    from std_msgs.msg import Float64
+
+    topic = f'/fresh_{id(tmp_path):x}'
+    tree = write_tree(tmp_path, 'stale.yaml', f"""
+        subscriptions:
+          - {{topic: {topic}, type: std_msgs/msg/Float64, field: data, key: level,
+             max_age: 0.3}}
+        trees:
+          Main:
+            Condition ok: level > 0
+        """)
+    ex = event_host(host, tree)
+    publisher = ros_node.create_publisher(Float64, topic, 10)
+    ex.spin_until(lambda: publisher.get_subscription_count() > 0, 'the feed subscription')
+    publisher.publish(Float64(data=1.0))
+    ex.spin_until(lambda: ex.executive.last_status.name == 'SUCCESS', 'fresh data')
+    ex.spin_until(lambda: 'stale' in ex.executive.last_failure, 'the data to go stale',
+                  timeout=5.0)
+
+
+def test_the_heartbeat_ticks_an_idle_tree(host, tmp_path):
+    tree = write_tree(tmp_path, 'idle.yaml', """
+        trees:
+          Main:
+            Running idle
+        """)
+    ex = event_host(host, tree, heartbeat_period=0.05)
+    ex.spin_until(lambda: ex.executive.tick_count >= 6, 'heartbeat ticks')
+
+
+def test_tick_mode_is_switched_at_runtime_and_checked(host, tmp_path):
+    tree = write_tree(tmp_path, 'idle.yaml', """
+        trees:
+          Main:
+            Running idle
+        """)
+    ex = event_host(host, tree)
+    ex.spin_until(lambda: ex.executive.tick_count >= 1, 'the first tick')
+    spin_for(ex, 0.3)
+    ticks = ex.executive.tick_count
+    assert ticks <= 2  # asleep
+    assert ex.set_tree(tick_mode='periodic', tick_rate=50.0).successful
+    ex.spin_until(lambda: ex.executive.tick_count >= ticks + 5, 'periodic ticks')
+    assert ex.executive.status()['tick_mode'] == 'periodic'
+    assert 'jitter_ms' in ex.executive.status()['timing']
+    result = ex.set_tree(tick_mode='sometimes')
+    assert not result.successful
+    assert "tick_mode must be one of periodic, event, got 'sometimes'" in result.reason
