@@ -76,7 +76,7 @@ def _observed(root: py_trees.behaviour.Behaviour) -> Callable[[], None]:
         builder.tick()
         snapshot = builder.update()
         if snapshot is not None:
-            builder.events()
+            builder.events(scan=False)
             builder.encode(snapshot)
     return tick
 

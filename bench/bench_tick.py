@@ -1,14 +1,23 @@
 """Benchmark: the executive's full tick vs a bare py_trees ``root.tick_once()``.
 
-Both tick the same 1000-node trees (flat and bushy), measured side by side in one run;
-py_trees' own ``BehaviourTree.tick()`` is shown as a second reference.
+All tick the same 1000-node trees (flat, and bushy: a selector of sequences), measured
+side by side in one run. References: the bare ``tick_once()`` (the cost floor), py_trees'
+own ``BehaviourTree.tick()``, and that with a ``SnapshotVisitor`` (what py_trees_ros runs
+every tick). Ours: ``Executive._tick`` (feed, tick, snapshot observer, ~/status,
+~/snapshot, ~/events) with snapshots on, in periodic and in event mode.
+
+Each round times every contender once, in an order rotated per round, and the ratio is
+the median over rounds of the per-round ratio, so drift in machine load cancels out.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import tempfile
+import time
+from typing import Callable
 
 sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
@@ -17,10 +26,11 @@ os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
 from bt_executive.builder import build  # noqa: E402, I100
 from bt_executive.loader import Loader  # noqa: E402
 from bt_executive.nodes import default_registry  # noqa: E402
-from common import best_of, bushy_tree_yaml, flat_tree_yaml  # noqa: E402
+from common import bushy_tree_yaml, flat_tree_yaml  # noqa: E402
 import py_trees  # noqa: E402
 
-TICKS = 200
+TICKS = 20
+ROUNDS = 31
 
 
 def _bare_root(text: str) -> py_trees.behaviour.Behaviour:
@@ -29,7 +39,30 @@ def _bare_root(text: str) -> py_trees.behaviour.Behaviour:
     return build(document)
 
 
-def run() -> list[tuple[str, str, str, str]]:
+def _timed(function: Callable[[], None]) -> float:
+    start = time.perf_counter()
+    for _ in range(TICKS):
+        function()
+    return (time.perf_counter() - start) / TICKS
+
+
+def compare(contenders: dict[str, Callable[[], None]], reference: str,
+            rounds: int = ROUNDS) -> dict[str, tuple[float, float]]:
+    """Time each contender per round; return name -> (median seconds, median ratio)."""
+    names = list(contenders)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for index in range(rounds):
+        order = names[index % len(names):] + names[:index % len(names)]
+        for name in order:
+            times[name].append(_timed(contenders[name]))
+    result = {}
+    for name in names:
+        ratios = [ours / ref for ours, ref in zip(times[name], times[reference])]
+        result[name] = (statistics.median(times[name]), statistics.median(ratios))
+    return result
+
+
+def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
     """Measure per-tick cost; return table rows."""
     import rclpy
     from rclpy.context import Context
@@ -44,36 +77,35 @@ def run() -> list[tuple[str, str, str, str]]:
         for label, text in (('flat', flat_tree_yaml(1000)), ('bushy', bushy_tree_yaml(1000))):
             with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as stream:
                 stream.write(text)
-            executive = Executive(context=context, parameter_overrides=[
-                Parameter('tree_file', value=stream.name), Parameter('tick_rate', value=0.1)])
+            executives = {}
+            for mode in ('periodic', 'event'):
+                executives[mode] = Executive(
+                    context=context, node_name=f'bench_{mode}', parameter_overrides=[
+                        Parameter('tree_file', value=stream.name),
+                        Parameter('tick_mode', value=mode), Parameter('tick_rate', value=0.1),
+                        Parameter('heartbeat_period', value=3600.0)])
             bare = _bare_root(text)
             tree = py_trees.trees.BehaviourTree(_bare_root(text))
-
-            def bare_ticks() -> None:
-                for _ in range(TICKS):
-                    bare.tick_once()
-
-            def executive_ticks() -> None:
-                for _ in range(TICKS):
-                    executive._tick()
-
-            def tree_ticks() -> None:
-                for _ in range(TICKS):
-                    tree.tick()
-
-            # interleave the rounds so drift in machine load hits all three alike
-            bare_s, exec_s, tree_s = [], [], []
-            for _ in range(5):
-                bare_s.append(best_of(bare_ticks, repeat=1))
-                exec_s.append(best_of(executive_ticks, repeat=1))
-                tree_s.append(best_of(tree_ticks, repeat=1))
-            bare_t, exec_t, tree_t = (sorted(s)[len(s) // 2] / TICKS
-                                      for s in (bare_s, exec_s, tree_s))
-            rows.append((f'executive tick, 1000-node {label}', f'{exec_t * 1e6:.0f} us',
-                         f'bare tick_once {bare_t * 1e6:.0f} us', f'{exec_t / bare_t:.3f}x'))
-            rows.append((f'  py_trees BehaviourTree.tick, {label}', f'{tree_t * 1e6:.0f} us',
-                         f'bare tick_once {bare_t * 1e6:.0f} us', f'{tree_t / bare_t:.3f}x'))
-            executive.destroy_node()
+            visited = py_trees.trees.BehaviourTree(_bare_root(text))
+            visited.visitors.append(py_trees.visitors.SnapshotVisitor())
+            result = compare({
+                'bare': bare.tick_once,
+                'periodic': executives['periodic']._tick,
+                'event': executives['event']._tick,
+                'tree': tree.tick,
+                'visitor': visited.tick,
+            }, 'bare', rounds=5 if quick else ROUNDS)
+            bare_t = result['bare'][0]
+            reference = f'bare tick_once {bare_t * 1e6:.0f} us'
+            for name, metric in (
+                    ('periodic', f'executive tick (snapshots on), 1000-node {label}'),
+                    ('event', f'  same, event mode, {label}'),
+                    ('tree', f'  py_trees BehaviourTree.tick, {label}'),
+                    ('visitor', f'  py_trees tick + SnapshotVisitor, {label}')):
+                seconds, ratio = result[name]
+                rows.append((metric, f'{seconds * 1e6:.0f} us', reference, f'{ratio:.3f}x'))
+            for executive in executives.values():
+                executive.destroy_node()
             os.unlink(stream.name)
     finally:
         context.try_shutdown()
@@ -81,5 +113,5 @@ def run() -> list[tuple[str, str, str, str]]:
 
 
 if __name__ == '__main__':
-    for row in run():
+    for row in run('--quick' in sys.argv):
         print(' | '.join(row))

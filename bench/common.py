@@ -1,10 +1,18 @@
-"""Helpers shared by the benchmarks: generated trees and timing."""
+"""Helpers shared by the benchmarks: generated trees, timing, processes and a bench node."""
 
 from __future__ import annotations
 
+import math
+import os
+import shutil
+import signal
 import statistics
+import subprocess
+import sys
+import tempfile
+import threading
 import time
-from typing import Callable
+from typing import Any, Callable, Optional, Sequence
 
 
 def flat_tree_yaml(nodes: int) -> str:
@@ -45,3 +53,322 @@ def best_of(function: Callable[[], object], *, repeat: int = 7, number: int = 1)
             function()
         rounds.append((time.perf_counter() - start) / number)
     return statistics.median(rounds)
+
+
+# ---- multi-process benchmarks: processes, a bench node, /proc readings ----------------
+
+#: ROS_DOMAIN_ID used when the caller set none (bench/run.py and every module).
+DEFAULT_DOMAIN_ID = '73'
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIG = os.path.join(REPO, 'config')
+
+
+def ros_environment() -> None:
+    """Keep DDS on loopback and give the bench its domain (a caller-set one is kept)."""
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    if not os.environ.get('ROS_DOMAIN_ID'):
+        os.environ['ROS_DOMAIN_ID'] = DEFAULT_DOMAIN_ID
+
+
+def progress(message: str) -> None:
+    """Report progress of a slow benchmark on stderr."""
+    print(f'  .. {message}', file=sys.stderr, flush=True)
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """Return the nearest-rank value at ``fraction`` (0..1) of the sorted ``values``."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
+
+
+def ratio(ours: float, reference: float) -> str:
+    """Format ours / reference as a ratio cell."""
+    if not reference or math.isnan(ours) or math.isnan(reference):
+        return '-'
+    return f'{ours / reference:.2f}x'
+
+
+def cpu_seconds(pid: int) -> float:
+    """Return the CPU time (user + system, every thread) used so far by process ``pid``.
+
+    Sums the nanosecond run times in ``/proc/<pid>/task/*/schedstat``; falls back to the
+    clock-tick resolution of ``/proc/<pid>/stat`` where schedstat is missing.
+    """
+    total = 0
+    try:
+        for task in os.listdir(f'/proc/{pid}/task'):
+            try:
+                with open(f'/proc/{pid}/task/{task}/schedstat') as stream:
+                    total += int(stream.read().split()[0])
+            except (OSError, ValueError, IndexError):  # the thread ended meanwhile
+                pass
+        if total:
+            return total / 1e9
+    except OSError:
+        pass
+    with open(f'/proc/{pid}/stat', 'rb') as stream:
+        fields = stream.read().rsplit(b')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def rss_mb(pid: int) -> float:
+    """Return the resident set size of process ``pid`` in MiB (``VmRSS``)."""
+    with open(f'/proc/{pid}/status') as stream:
+        for line in stream:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1]) / 1024.0
+    return math.nan
+
+
+def patrol_commands(namespace: str, *, tick_mode: str = 'periodic', tick_rate: float = 10.0,
+                    sim: bool = True, sim_time: bool = False,
+                    executive_params: Optional[dict[str, Any]] = None,
+                    sim_params: Optional[dict[str, Any]] = None,
+                    tree: Optional[str] = None,
+                    ros_args: Sequence[str] = ()) -> list[tuple[str, list[str]]]:
+    """Return (name, argv) of the patrol bringup in ``namespace`` (bt_executive/bringup.py).
+
+    The same command lines ``bt-executive demo`` runs, with the parameter files of
+    config/. ``sim_time`` False runs everything on wall-clock time: the sim steps in real
+    time without publishing /clock (so several sims can share the machine) and
+    ``tick_rate`` means ticks per wall-clock second. Extra parameters go last (``-p``
+    wins over the parameter files), then ``ros_args`` (e.g. remappings) for both nodes.
+    """
+    from bt_executive import bringup
+
+    values = {'namespace': namespace, 'tick_mode': tick_mode, 'tick_rate': str(tick_rate),
+              'use_sim': str(sim).lower(), 'use_sim_time': str(sim_time).lower()}
+    if tree:
+        values['tree'] = tree
+    extra = {'executive': dict(executive_params or {}),
+             'sim_robot': {'publish_clock': sim_time, **(sim_params or {})}}
+    commands = []
+    for launch, argv in bringup.command_lines(values, sys.executable, REPO):
+        for key, value in extra[launch.executable].items():
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            argv += ['-p', f'{key}:={text}']
+        commands.append((launch.name, argv + list(ros_args)))
+    return commands
+
+
+def executive_command(namespace: str, tree_file: str, **params: Any) -> list[str]:
+    """Return the argv of an executive on ``tree_file`` in ``namespace`` (no parameters file)."""
+    argv = [sys.executable, '-m', 'bt_executive.ros.executive', '--ros-args',
+            '-r', f"__ns:=/{namespace.strip('/')}", '-p', f'tree_file:={tree_file}']
+    for key, value in params.items():
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        argv += ['-p', f'{key}:={text}']
+    return argv
+
+
+class Processes:
+    """Subprocesses of one benchmark: started in their own process groups, always stopped.
+
+    Use as a context manager: leaving it (normally or by an exception) sends SIGINT to
+    every process still running, waits (bounded), then kills what is left, group and all.
+    Output goes to one log file per process under a temporary directory.
+    """
+
+    def __init__(self, label: str) -> None:
+        self.logs = tempfile.mkdtemp(prefix=f'bt_bench_{label}_')
+        self.started: list[tuple[str, subprocess.Popen]] = []
+        self.early: set[int] = set()
+
+    def __enter__(self) -> 'Processes':
+        return self
+
+    def __exit__(self, exc_type: Any, *exc_info: Any) -> None:
+        self.stop()
+        if exc_type is None:  # keep the logs only when something went wrong
+            shutil.rmtree(self.logs, ignore_errors=True)
+        else:
+            progress(f'the logs of the processes are in {self.logs}')
+
+    def spawn(self, name: str, argv: list[str], *, early: bool = False) -> subprocess.Popen:
+        """Start ``argv`` with its output in ``<logs>/<name>.log``.
+
+        ``early`` processes are stopped before the others (an executive before its sim,
+        so that it can still cancel its goals).
+        """
+        with open(os.path.join(self.logs, f'{name}.log'), 'wb') as log:
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                       stderr=subprocess.STDOUT, start_new_session=True,
+                                       env={**os.environ, 'PYTHONUNBUFFERED': '1'})
+        self.started.append((name, process))
+        if early:
+            self.early.add(process.pid)
+        return process
+
+    def tail(self, name: str, lines: int = 15) -> str:
+        """Return the end of a process's log."""
+        try:
+            with open(os.path.join(self.logs, f'{name}.log'), 'rb') as stream:
+                return b''.join(stream.readlines()[-lines:]).decode('utf-8', 'replace')
+        except OSError:
+            return '(no log)'
+
+    def check(self) -> None:
+        """Raise if a process has exited, with the end of its log."""
+        for name, process in self.started:
+            if process.poll() is not None:
+                raise RuntimeError(f'{name} exited with status {process.returncode}; the end '
+                                   f'of {self.logs}/{name}.log:\n{self.tail(name)}')
+
+    def stop(self, processes: Optional[list[subprocess.Popen]] = None,
+             timeout: float = 30.0) -> None:
+        """SIGINT the given (default: all) processes, wait up to ``timeout``, then kill.
+
+        The ``early`` ones go first, each group with its own ``timeout``.
+        """
+        chosen = [(n, p) for n, p in self.started if processes is None or p in processes]
+        first = [(n, p) for n, p in chosen if p.pid in self.early]
+        for group in (first, [item for item in chosen if item not in first]):
+            self._stop_group(group, timeout)
+        self.started = [(n, p) for n, p in self.started if p.poll() is None]
+
+    @staticmethod
+    def _stop_group(group: list[tuple[str, subprocess.Popen]], timeout: float) -> None:
+        for _, process in group:
+            if process.poll() is None:
+                try:
+                    process.send_signal(signal.SIGINT)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + timeout
+        for name, process in group:
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                progress(f'{name} did not stop within {timeout:.0f} s of SIGINT; killing it')
+            try:  # the whole group: nothing the process started survives it
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                process.wait(5.0)
+            except subprocess.TimeoutExpired:
+                progress(f'{name} (pid {process.pid}) could not be killed')
+
+
+class StatusWatch:
+    """The latest ~/status JSON of one executive, with a way to wait for a condition."""
+
+    def __init__(self, condition: threading.Condition) -> None:
+        self.latest: dict[str, Any] = {}
+        self.received_at: Optional[float] = None
+        self.first_at: Optional[float] = None
+        self._condition = condition
+
+    def on_message(self, text: str) -> None:
+        """Store one status message (called from the executor thread)."""
+        import json
+        with self._condition:
+            self.latest = json.loads(text)
+            self.received_at = time.monotonic()
+            if self.first_at is None:
+                self.first_at = self.received_at
+            self._condition.notify_all()
+
+
+class BenchNode:
+    """A ROS node of the benchmark, spun by a background thread on its own context.
+
+    Args:
+        name: node name
+        threads: executor threads (more than one for blocking callbacks, e.g. an action
+            server's execute callbacks)
+    """
+
+    def __init__(self, name: str, threads: int = 1) -> None:
+        import rclpy
+        from rclpy.context import Context
+        from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+        from rclpy.signals import SignalHandlerOptions
+
+        ros_environment()
+        self.condition = threading.Condition()
+        self.context = Context()
+        # no rclpy signal handlers: Ctrl-C must raise KeyboardInterrupt, so that the
+        # benchmark's ``with Processes`` blocks stop what they started
+        rclpy.init(context=self.context, signal_handler_options=SignalHandlerOptions.NO)
+        self.node = rclpy.create_node(name, context=self.context)
+        self.executor = (MultiThreadedExecutor(num_threads=threads, context=self.context)
+                         if threads > 1 else SingleThreadedExecutor(context=self.context))
+        self.executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._spin, name=f'{name}-spin', daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        from rclpy.executors import ExternalShutdownException
+        try:
+            self.executor.spin()
+        except (ExternalShutdownException, RuntimeError):
+            pass
+
+    def watch_status(self, namespace: str, node_name: str = 'bt_executive') -> StatusWatch:
+        """Subscribe to ``/<namespace>/<node_name>/status`` (latched)."""
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        from std_msgs.msg import String
+
+        watch = StatusWatch(self.condition)
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        prefix = f"/{namespace.strip('/')}" if namespace.strip('/') else ''
+        self.node.create_subscription(String, f'{prefix}/{node_name}/status',
+                                      lambda message: watch.on_message(message.data), latched)
+        return watch
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float, what: str,
+                 processes: Optional[Processes] = None) -> Any:
+        """Wait until ``predicate()`` is true (re-checked on every status and each 0.5 s).
+
+        Raises:
+            TimeoutError: naming ``what`` when it does not happen within ``timeout``.
+            RuntimeError: when one of ``processes`` exited meanwhile.
+        """
+        deadline = time.monotonic() + timeout
+        with self.condition:
+            while True:
+                value = predicate()
+                if value:
+                    return value
+                if processes is not None:
+                    processes.check()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f'timed out after {timeout:.0f} s waiting for {what}')
+                self.condition.wait(min(left, 0.5))
+
+    def set_parameters(self, node: str, values: dict[str, Any], timeout: float = 10.0) -> None:
+        """Set parameters of another node through its ~/set_parameters service."""
+        from rcl_interfaces.srv import SetParameters
+        from rclpy.parameter import Parameter
+
+        client = self.node.create_client(SetParameters, f'{node}/set_parameters')
+        try:
+            if not client.wait_for_service(timeout_sec=timeout):
+                raise TimeoutError(f'{node}/set_parameters did not appear in {timeout} s')
+            request = SetParameters.Request(parameters=[
+                Parameter(name, value=value).to_parameter_msg()
+                for name, value in values.items()])
+            future = client.call_async(request)
+            deadline = time.monotonic() + timeout
+            while not future.done():
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f'{node}/set_parameters did not answer in {timeout} s')
+                time.sleep(0.01)
+            failed = [r.reason for r in future.result().results if not r.successful]
+            if failed:
+                raise RuntimeError(f'{node} rejected {values}: {failed}')
+        finally:
+            self.node.destroy_client(client)
+
+    def close(self) -> None:
+        """Stop spinning and release the node and the context."""
+        self.executor.shutdown(timeout_sec=2.0)
+        self.node.destroy_node()
+        self.context.try_shutdown()
+        self._thread.join(2.0)

@@ -1,6 +1,7 @@
 """The ``bt-executive`` command line.
 
-Offline subcommands (no ROS needed): ``validate``, ``show``, ``nodes``, ``tick``.
+Offline subcommands (no ROS needed): ``validate``, ``show``, ``nodes``, ``tick``,
+``render``, ``export`` and ``import``.
 """
 
 from __future__ import annotations
@@ -206,6 +207,43 @@ def cmd_demo(args: argparse.Namespace) -> int:
                timeout=args.timeout)
 
 
+def _write_text(text: str, output: Optional[str]) -> int:
+    if output is None:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        with open(output, 'w', encoding='utf-8') as stream:
+            stream.write(text)
+    except OSError as error:
+        print(f'bt-executive: cannot write {output}: {error}', file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a tree file as BehaviorTree.CPP v4 XML (for Groot2 and BT.CPP)."""
+    from bt_executive.btcpp import export_xml
+    try:
+        registry, document = _load(args.file)
+        text = export_xml(document, tree_name=args.tree, registry=registry,
+                          all_models=args.all_models)
+    except TreeError as error:
+        _print_errors(error, args.file)
+        return EXIT_INVALID
+    return _write_text(text, args.output)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Convert BehaviorTree.CPP v4 XML to a YAML tree file."""
+    from bt_executive.btcpp import import_xml, read_xml_file
+    try:
+        text = import_xml(read_xml_file(args.file), name=args.file)
+    except TreeError as error:
+        _print_errors(error, args.file)
+        return EXIT_INVALID
+    return _write_text(text, args.output)
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     """Serve the live tree of a running executive as a web page until Ctrl-C."""
     from bt_executive.webview import run
@@ -277,6 +315,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--timeout', type=float, default=300.0,
                    help='give up after this many wall-clock seconds (300)')
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser('export', help='write a tree file as BehaviorTree.CPP v4 XML (Groot2)')
+    p.add_argument('file', metavar='FILE')
+    p.add_argument('--format', choices=('btcpp',), default='btcpp',
+                   help='output format (btcpp: BehaviorTree.CPP v4 XML, the default)')
+    p.add_argument('--tree', help='export this tree and the trees it calls, as the main '
+                                  'tree (default: every tree)')
+    p.add_argument('-o', '--output', help='write to this file (default: standard output)')
+    p.add_argument('--all-models', action='store_true',
+                   help='declare every node type in TreeNodesModel, not only those used')
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser('import', help='convert BehaviorTree.CPP v4 XML to a YAML tree file')
+    p.add_argument('file', metavar='FILE.xml')
+    p.add_argument('-o', '--output', help='write to this file (default: standard output)')
+    p.set_defaults(func=cmd_import)
 
     p = sub.add_parser('view', help='show the live tree of a running executive in a browser')
     p.add_argument('--ns', default='', metavar='NAMESPACE',

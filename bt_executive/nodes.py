@@ -132,6 +132,7 @@ def _condition(ctx, name, params, children):
     behaviour = behaviours.Condition(name, predicate=lambda: expression.evaluate(lookup),
                                      description=str(expression))
     _register_reads(behaviour, expression.names)
+    behaviour.bt_probe = expression.evaluate
     return behaviour
 
 
@@ -139,6 +140,7 @@ def _wait_until(ctx, name, params, children):
     expression = params.expression('expr')
     behaviour = WaitUntil(name, expression=expression, lookup=ctx.lookup)
     _register_reads(behaviour, expression.names)
+    behaviour.bt_probe = expression.evaluate
     return behaviour
 
 
@@ -178,7 +180,13 @@ def _periodic(ctx, name, params, children):
 
 
 def _register_reads(behaviour: py_trees.behaviour.Behaviour, names) -> None:
-    """Declare the blackboard keys a node reads (viewers and event ticking use this)."""
+    """Declare the blackboard keys a node reads (viewers and event ticking use this).
+
+    A node whose outcome is a pure function of the keys it reads also gets ``bt_probe``
+    (``lookup -> value``): event-driven ticking then wakes the tree for a new value only
+    when the probe's truth changes (a battery level crossing a threshold, not every
+    reading).
+    """
     if not names:
         return
     client = behaviour.attach_blackboard_client(name=behaviour.name)

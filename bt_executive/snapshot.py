@@ -287,9 +287,7 @@ class SnapshotBuilder:
         if len(visited) > 4 * len(self._record):
             visited.clear()  # nobody calls update(): stay bounded, compare everything later
             self._scan_all = True
-        append = visited.append
-        for node in self.root.tick():
-            append(node)
+        visited.extend(self.root.tick())  # consumed in C: cheaper than tick_once's loop
         self.tick_duration = time.perf_counter() - start
         self.tick_count += 1
         self._ticked = True
@@ -481,14 +479,17 @@ class SnapshotBuilder:
         snapshot['tick'] = self._tick_stats()
         return snapshot
 
-    def events(self) -> list[dict[str, Any]]:
+    def events(self, *, scan: bool = True) -> list[dict[str, Any]]:
         """Return the status transitions since the last call, oldest first.
 
         Each is ``{"id", "from", "to", "time", "tick", "reason"}``: the node, its statuses
         at the previous and at this scan (scans follow ticks), the clock time and tick count
         of the scan that saw it, and the node's feedback message (for FAILURE: why).
+        ``scan=False`` skips looking for changes: for a caller that just called
+        :meth:`update` and changed nothing since.
         """
-        self._scan()
+        if scan:
+            self._scan()
         events = self._events[-self.max_events:]
         self.events_dropped += len(self._events) - len(events)
         self._events = []

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import signal
 import sys
+import threading
 import time
 from typing import Any, Callable, Optional
 
@@ -27,7 +29,7 @@ from bt_executive.snapshot import (active_path, failure_chain, failure_reason,  
 from bt_executive.spec import Document
 import py_trees
 from py_trees.common import Status
-from rcl_interfaces.msg import (FloatingPointRange, ParameterDescriptor,
+from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -83,6 +85,7 @@ class LoadedTree:
     root: py_trees.behaviour.Behaviour
     feed: BlackboardFeed
     file: str
+    retired_at: float = 0.0  # when a swap stopped it (monotonic seconds)
 
     def behaviours(self) -> list[py_trees.behaviour.Behaviour]:
         """Return every behaviour of the tree."""
@@ -94,18 +97,21 @@ class LoadedTree:
                    if callable(getattr(behaviour, 'wake_at', None))]
         return methods + [self.feed.wake_at]
 
-    def reads(self) -> set[str]:
-        """Return the root blackboard keys the tree may read (a superset)."""
-        keys: set[str] = set()
+    def readers(self) -> dict[str, list[Optional[Callable[[Any], Any]]]]:
+        """Return, per root blackboard key, the probes of the behaviours reading it.
+
+        A probe (``bt_probe``) computes a pure reader's outcome from a lookup; None
+        stands for a reader without one (any new value may matter to it).
+        """
+        readers: dict[str, list[Optional[Callable[[Any], Any]]]] = {}
         for behaviour in self.root.iterate():
-            keys |= getattr(behaviour, 'bt_reads', frozenset())
+            keys = set(getattr(behaviour, 'bt_reads', ()))
             for client in behaviour.blackboards:
                 keys |= {key.lstrip('/').split('/')[0] for key in client.read}
-        for tree in self.document.trees.values():
-            for node in tree.root.walk():
-                for value in node.params.values():
-                    keys |= value.names()
-        return keys
+            probe = getattr(behaviour, 'bt_probe', None)
+            for key in keys:
+                readers.setdefault(key, []).append(probe)
+        return readers
 
     def outstanding(self) -> list[Any]:
         """Return the futures still in flight (cancels the robot must acknowledge)."""
@@ -122,19 +128,24 @@ class LoadedTree:
 
     def destroy(self) -> None:
         """Release every subscription, client and publisher the tree created."""
-        for behaviour in self.root.iterate():
+        _release(self.root.iterate(), self.feed)
+
+
+def _release(behaviours: Any, feed: BlackboardFeed) -> None:
+    """Shut ``behaviours`` down, drop their blackboard clients and destroy ``feed``."""
+    for behaviour in behaviours:
+        try:
+            behaviour.shutdown()
+        except Exception as error:  # noqa: B902 - keep releasing the others
+            print(f'bt_executive: shutting down {behaviour.name} failed: {error}',
+                  file=sys.stderr)
+        for client in behaviour.blackboards:
             try:
-                behaviour.shutdown()
-            except Exception as error:  # noqa: B902 - keep releasing the others
-                print(f'bt_executive: shutting down {behaviour.name} failed: {error}',
-                      file=sys.stderr)
-            for client in behaviour.blackboards:
-                try:
-                    client.unregister(clear=False)
-                except KeyError:  # the blackboard was cleared under us (e.g. by a reset)
-                    pass
-            behaviour.blackboards = []
-        self.feed.destroy()
+                client.unregister(clear=False)
+            except KeyError:  # the blackboard was cleared under us (e.g. by a reset)
+                pass
+        behaviour.blackboards = []
+    feed.destroy()
 
 
 class Executive(Node):
@@ -153,6 +164,9 @@ class Executive(Node):
         status_period (double): seconds between status heartbeats
         snapshot_keys (string[]): blackboard keys included in ~/snapshot ('*' = all)
         snapshot_heartbeat (double): seconds between ~/snapshot repeats (0 = off)
+        groot2_port (int): serve the Groot2 monitoring protocol on this TCP port (0 = off;
+        read at start; docs/groot2.md)
+        groot2_address (string): the address the Groot2 server binds ('127.0.0.1')
 
     ROS Publishers:
         ~/status (std_msgs/String, latched): JSON with tree, file, root status, tick
@@ -188,6 +202,7 @@ class Executive(Node):
         self.last_status = Status.INVALID
         self.tick_duration = 0.0
         self.timing = TickTiming()
+        self._tick_time: Optional[float] = None
         self._first_tick_at: Optional[float] = None
         self._timed: list[Callable[[], Optional[float]]] = []
         self._moved = False
@@ -208,6 +223,7 @@ class Executive(Node):
         for name, handler in (('pause', self._srv_pause), ('resume', self._srv_resume),
                               ('reset', self._srv_reset), ('reload', self._srv_reload)):
             self.create_service(Trigger, f'~/{name}', handler)
+        self.groot2: Any = self._start_groot2()
         self.ticker: Any = None
         self._configure_ticking(self._param('tick_mode'))
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -217,10 +233,31 @@ class Executive(Node):
                 self._install(self.load(tree_file, self._param('tree_name')))
             except TreeError as error:
                 self.get_logger().error(f'cannot load {tree_file}:\n{error}')
+                if self.groot2 is not None:
+                    self.groot2.close()
                 raise
         else:
             self.get_logger().warning('no tree_file parameter set; waiting for one')
         self.publish_status(force=True)
+
+    def _start_groot2(self) -> Any:
+        """Start the Groot2 server if groot2_port is set (docs/groot2.md), else None.
+
+        A port in use or pyzmq/msgpack missing is logged as an error and the executive
+        runs on without it; pyzmq and msgpack are imported only here.
+        """
+        port, address = self._param('groot2_port'), self._param('groot2_address')
+        if not port:
+            return None
+        try:
+            from bt_executive.groot2 import Groot2Server
+            server = Groot2Server(port, address, logger=self.get_logger(),
+                                  render_value=json_safe)
+        except Exception as error:  # noqa: B902 - ImportError, Groot2Error: run on without
+            self.get_logger().error(f'Groot2 monitoring is off: {error}')
+            return None
+        self.get_logger().info(f'Groot2 monitoring on {server.endpoint}')
+        return server
 
     # ---- parameters -----------------------------------------------------------------
 
@@ -260,13 +297,26 @@ class Executive(Node):
         self.declare_parameter('snapshot_heartbeat', 1.0, ParameterDescriptor(
             description='seconds between ~/snapshot repeats while nothing changes (0 = off)',
             floating_point_range=number(0.0, 3600.0)))
+        self.declare_parameter('groot2_port', 0, ParameterDescriptor(
+            description='serve Groot2 monitoring on this TCP port (0 = off)', read_only=True,
+            integer_range=[IntegerRange(from_value=0, to_value=65535, step=1)]))
+        self.declare_parameter('groot2_address', '127.0.0.1', ParameterDescriptor(
+            description="address the Groot2 server binds ('0.0.0.0': every interface)",
+            read_only=True))
 
     def _param(self, name: str) -> Any:
         return self.get_parameter(name).value
 
     def now_seconds(self) -> float:
-        """Return the node clock in seconds (ROS time when use_sim_time is set)."""
-        return self.get_clock().now().nanoseconds * 1e-9
+        """Return the node clock in seconds (ROS time when use_sim_time is set).
+
+        During a tick every caller gets the time the tick started: one clock read per
+        tick, and every node of the tree sees the same time.
+        """
+        now = self._tick_time
+        if now is None:
+            now = self.get_clock().now().nanoseconds * 1e-9
+        return now
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         changes = {p.name: p.value for p in parameters}
@@ -351,10 +401,10 @@ class Executive(Node):
         if errors:
             raise TreeError(errors)
         feed = BlackboardFeed(self, specs, self.now_seconds)
+        context = BuildContext(registry=self.registry, document=document,
+                               lookup=feed.lookup, clock=self.now_seconds,
+                               extras={'node': self}, log_error=self.get_logger().error)
         try:
-            context = BuildContext(registry=self.registry, document=document,
-                                   lookup=feed.lookup, clock=self.now_seconds,
-                                   extras={'node': self})
             root = Builder(context).build(tree_name or None)
             name = document.tree(tree_name or None).name
             deadline = time.monotonic() + self._param('setup_timeout')
@@ -364,11 +414,10 @@ class Executive(Node):
                 limit = self._param('setup_timeout')
                 raise TreeError.single(SourceLocation(tree_file), 'setting up the leaves took '
                                        f'longer than setup_timeout {limit} s')
-        except TreeError:
-            feed.destroy()
-            raise
-        except Exception as error:  # noqa: B902 - a leaf's setup failed: reject the tree
-            feed.destroy()
+        except Exception as error:  # noqa: B902 - rejected: release what was made so far
+            _release(context.nodes.values(), feed)
+            if isinstance(error, TreeError):
+                raise
             raise TreeError.single(SourceLocation(tree_file), f'setup failed: {error}') \
                 from error
         return LoadedTree(document=document, name=name, root=root, feed=feed, file=tree_file)
@@ -389,24 +438,31 @@ class Executive(Node):
             blackboard_keys=self._param('snapshot_keys'), lookup=new.feed.lookup,
             render_value=json_safe, document=new.document, session=self._session,
             clock=self.now_seconds)
+        if self.groot2 is not None:  # a new tree UUID: connected viewers follow the swap
+            self.groot2.on_install(new.root, tree_name=new.name, document=new.document,
+                                   registry=self.registry)
         self.tick_count = 0
         self.terminated = None
         self.last_failure = ''
         self.last_status = Status.INVALID
         self._timed = new.timed()
-        new.feed.watch(new.reads(), self.request_tick)
+        new.feed.watch(new.readers(), self.request_tick)
         self.get_logger().info(f"running tree '{new.name}' from {new.file}")
         self.publish_status(force=True)
         self.request_tick()
 
     def _retire(self) -> None:
-        """Destroy stopped trees once their cancels have been acknowledged."""
-        still = []
+        """Destroy stopped trees once their cancels are acknowledged (or shutdown_timeout)."""
+        still, now = [], time.monotonic()
         for tree in self.retiring:
-            if tree.outstanding():
+            tree.retired_at = tree.retired_at or now
+            if tree.outstanding() and now - tree.retired_at < self._param('shutdown_timeout'):
                 still.append(tree)
-            else:
-                tree.destroy()
+                continue
+            if tree.outstanding():  # e.g. the server died: nobody will ever answer
+                self.get_logger().error(f"tree '{tree.name}': goal cancels not acknowledged "
+                                        'within shutdown_timeout; releasing it anyway')
+            tree.destroy()
         self.retiring = still
 
     # ---- ticking ------------------------------------------------------------------
@@ -420,38 +476,41 @@ class Executive(Node):
         if tree is None or not self.running:
             self._publish_snapshot()
             return
-        clock_start = self.now_seconds()
-        start = time.perf_counter()
-        tree.feed.apply()
-        storage = py_trees.blackboard.Blackboard.storage
-        # event mode: what the tree wrote this tick is progress too (see _settled)
-        before = list(storage.items()) if ticker.event_driven else None
-        self.snapshots.tick()  # tree.root.tick_once(), noting the behaviours ticked
-        self.tick_count += 1
-        self.tick_duration = time.perf_counter() - start
-        self.timing.record(clock_start, self.tick_duration, latency)
-        if self._first_tick_at is None:
-            self._first_tick_at = process_age()
-        status = tree.root.status
-        changed = status is not self.last_status
-        if status is Status.FAILURE and changed:
-            self.last_failure = failure_reason(tree.root)
-        self.last_status = status
-        request = termination_requested(tree.root)
-        if request is not None:
-            tree.stop()
-            clear_termination(tree.root)
-            self.running = False
-            self.terminated = f'{request.node_name}: {request.status.name.lower()} ' \
-                f'{request.reason}'.strip()
-            self.get_logger().info(f'tree terminated by {self.terminated}')
-            changed = True
-        self.publish_status(force=changed)
-        if before is not None and ticker is self.ticker and self.running:
-            # not settled yet (a status moved or the tree wrote the blackboard): the next
-            # tick may go further, e.g. a loop's next iteration; else sleep until an event
-            settled = not self._moved and list(storage.items()) == before
-            ticker.plan(again=not settled, deadline=self._next_deadline())
+        clock_start = self._tick_time = self.now_seconds()
+        try:
+            start = time.perf_counter()
+            tree.feed.apply()
+            storage = py_trees.blackboard.Blackboard.storage
+            # event mode: what the tree writes this tick is progress too (see below)
+            before = list(storage.items()) if ticker.event_driven else None
+            self.snapshots.tick()  # tree.root.tick_once(), noting the behaviours ticked
+            self.tick_count += 1
+            self.tick_duration = time.perf_counter() - start
+            self.timing.record(clock_start, self.tick_duration, latency)
+            if self._first_tick_at is None:
+                self._first_tick_at = process_age()
+            status = tree.root.status
+            changed = status is not self.last_status
+            if status is Status.FAILURE and changed:
+                self.last_failure = failure_reason(tree.root)
+            self.last_status = status
+            request = termination_requested(tree.root)
+            if request is not None:
+                tree.stop()
+                clear_termination(tree.root)
+                self.running = False
+                self.terminated = f'{request.node_name}: {request.status.name.lower()} ' \
+                    f'{request.reason}'.strip()
+                self.get_logger().info(f'tree terminated by {self.terminated}')
+                changed = True
+            self.publish_status(force=changed)
+            if before is not None and ticker is self.ticker and self.running:
+                # not settled yet (a status moved or the tree wrote the blackboard): the next
+                # tick may go further, e.g. a loop's next iteration; else sleep until an event
+                settled = not self._moved and list(storage.items()) == before
+                ticker.plan(again=not settled, deadline=self._next_deadline())
+        finally:
+            self._tick_time = None
 
     def status(self) -> dict[str, Any]:
         """Return the status published on ~/status."""
@@ -483,6 +542,8 @@ class Executive(Node):
 
     def publish_status(self, *, force: bool = False) -> None:
         """Publish ~/status when something changed or the heartbeat is due."""
+        if self.groot2 is not None:  # after every tick, pause, reset and swap
+            self.groot2.after_tick()
         self._publish_snapshot()
         now = time.monotonic()
         if not force and now - self._last_status_publish < self._param('status_period'):
@@ -501,7 +562,7 @@ class Executive(Node):
                                'running': self.running, 'terminated': self.terminated,
                                'last_failure': self.last_failure, 'heartbeat': heartbeat})
         snapshot = builder.update()
-        events = builder.events()
+        events = builder.events(scan=False)  # update() just scanned
         self._moved = bool(events)
         if events:
             self._events_publisher.publish(String(data=to_json(builder.event_batch(events))))
@@ -636,7 +697,70 @@ class Executive(Node):
         if self.ticker is not None:
             self.ticker.destroy()
             self.ticker = None
+        if self.groot2 is not None:
+            self.groot2.close()
+            self.groot2 = None
         super().destroy_node()
+
+
+def make_executor() -> Any:
+    """Return the executor that spins the executive.
+
+    rclpy's EventsExecutor (``rclpy.experimental``) where available: a wake-up costs about
+    a third of the SingleThreadedExecutor's, which is most of an idle executive's CPU.
+    ``BT_EXECUTIVE_EXECUTOR=single`` selects the SingleThreadedExecutor.
+    """
+    if os.environ.get('BT_EXECUTIVE_EXECUTOR', 'events') != 'single':
+        try:
+            from rclpy.experimental import EventsExecutor
+        except ImportError:
+            pass
+        else:
+            return EventsExecutor()
+    return SingleThreadedExecutor()
+
+
+class SignalWaker:
+    """Wake the executor when a signal arrives, so the main loop can block in spin_once.
+
+    Python runs signal handlers only between bytecodes, never while ``spin_once`` waits
+    in C. ``signal.set_wakeup_fd`` makes the interpreter write each signal to a pipe at
+    once; a thread reading the pipe wakes the executor, which ends the wait, and the
+    handler runs as ``spin_once`` returns.
+    """
+
+    def __init__(self, executor: Any) -> None:
+        self._executor = executor
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._write, False)
+        self._previous = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+        self._thread = threading.Thread(target=self._run, name='signal-waker', daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                data = os.read(self._read, 64)
+            except OSError:
+                return
+            if not data:
+                return
+            if data.strip(b'\xff'):  # signal numbers
+                self._executor.wake()
+            if b'\xff' in data:  # close() asks the thread to end
+                return
+
+    def close(self) -> None:
+        """Restore the previous wakeup fd and end the thread."""
+        signal.set_wakeup_fd(self._previous)
+        os.write(self._write, b'\xff')
+        self._thread.join(timeout=1.0)
+        os.close(self._read)
+        os.close(self._write)
+
+
+class _StartInterrupted(BaseException):
+    """A signal arrived while the executive was starting (not an Exception: never caught)."""
 
 
 def _rounded(seconds: Optional[float]) -> Optional[float]:
@@ -651,25 +775,38 @@ def main(args: Optional[list[str]] = None) -> int:
     """
     rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     received: list[int] = []
+    starting = [True]
 
     def on_signal(signum: int, frame: Any) -> None:
         received.append(signum)
+        if starting:  # loading or setting up the first tree: give that up at once
+            starting.clear()
+            raise _StartInterrupted()
 
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, on_signal)
     executive = None
-    executor = SingleThreadedExecutor()
+    executor = make_executor()
+    waker = None
     try:
         try:
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(signum, on_signal)
             executive = Executive()
         except TreeError:
             return 1
+        except _StartInterrupted:  # nothing ticked yet, so no goal was sent
+            return 128 + received[0]
+        finally:
+            starting.clear()
         executor.add_node(executive)
+        waker = SignalWaker(executor)
         while rclpy.ok() and not received:
-            executor.spin_once(timeout_sec=0.1)
+            # a signal wakes this at once (SignalWaker); the timeout is only a safety net
+            executor.spin_once(timeout_sec=1.0)
     except ExternalShutdownException:
         pass
     finally:
+        if waker is not None:
+            waker.close()
         if executive is not None:
             executive.stop_tree(executor)
             executor.remove_node(executive)

@@ -150,6 +150,8 @@ class MessageTemplate:
         #: a value that is one reference as a whole (``goal: $goal``)
         self.whole: Optional[Dynamic] = data if isinstance(data, Dynamic) else None
         self.template = None if self.whole is not None else _deferred(data)
+        #: no blackboard reads: every build gives the same message
+        self.is_static = self.whole is None and not self.names()
 
     def check(self) -> list[interfaces.InterfaceError]:
         """Check the literal parts against the message type (dynamic parts pass)."""
@@ -287,7 +289,13 @@ class RosLeaf(py_trees.behaviour.Behaviour):
         raise NotImplementedError
 
     def now(self) -> float:
-        """Return the node clock in seconds (ROS time when use_sim_time is set)."""
+        """Return the node clock in seconds (ROS time when use_sim_time is set).
+
+        On the executive this is its ``now_seconds()``: the tick's time during a tick.
+        """
+        now_seconds = getattr(self.node, 'now_seconds', None)
+        if now_seconds is not None:
+            return now_seconds()
         return self.node.get_clock().now().nanoseconds * 1e-9
 
     def fail(self, reason: str) -> Status:
@@ -723,9 +731,20 @@ class TopicConditionLeaf(_TopicLeaf):
         self.received = None
 
     def _on_message(self, msg: Any) -> None:
+        now = self.now()
+        before = self._outcome(now)
         self.latest = msg
-        self.received = self.now()
-        self.wake()
+        self.received = now
+        if self._outcome(now) != before:  # event-driven ticking: only what changes the result
+            self.wake()
+
+    def _outcome(self, now: float) -> Any:
+        """Return what a tick at ``now`` would decide from the latest message."""
+        if self.latest is None:
+            return None
+        if self.max_age > 0 and now - self.received > self.max_age:
+            return 'stale'
+        return self.test(self.latest)[0]
 
     def wake_at(self) -> Optional[float]:
         """Return when the latest message becomes stale (``max_age``)."""
@@ -810,6 +829,7 @@ class PublishLeaf(RosLeaf):
         self.qos = qos
         self.fields = fields
         self.publisher: Any = None
+        self._static_message: Any = None  # built once when the fields read nothing
 
     def create(self, node: Any) -> None:
         """Create the publisher."""
@@ -825,10 +845,14 @@ class PublishLeaf(RosLeaf):
 
     def step(self) -> Status:
         """Build and publish the message."""
-        try:
-            msg = self.fields.build(self.lookup)
-        except ValueError as error:
-            return self.fail(str(error))
+        msg = self._static_message
+        if msg is None:
+            try:
+                msg = self.fields.build(self.lookup)
+            except ValueError as error:
+                return self.fail(str(error))
+            if self.fields.is_static:  # publishing never changes the message
+                self._static_message = msg
         try:
             self.publisher.publish(msg)
         except Exception as error:  # noqa: B902 - rclpy raises several kinds
@@ -909,7 +933,16 @@ class TopicActionLeaf(RosLeaf):
     def _on_status(self, msg: Any) -> None:
         if self._sent is not None:
             self._statuses.append(msg)
-            self.wake()
+            if self.status_key or self._decides(msg):
+                self.wake()
+
+    def _decides(self, msg: Any) -> bool:
+        """Tell whether a status message ends the goal (or cannot be evaluated)."""
+        try:
+            lookup = _lookup_with('goal', self._sent, _lookup_with('msg', msg, self.lookup))
+            return bool(self.match(lookup) and (self.failed(lookup) or self.succeeded(lookup)))
+        except EvaluationError:
+            return True
 
     def wake_at(self) -> Optional[float]:
         """Return the subscriber-wait or result deadline while the leaf runs."""
@@ -1202,11 +1235,43 @@ def check_leaf(spec: NodeSpec) -> list[tuple[SourceLocation, str]]:
     if mapping_param is None:
         return problems
     value = spec.params.get(mapping_param)
-    if value is None:
-        return problems
-    template = MessageTemplate(msg_class, value, mapping_param)
-    problems.extend((value.loc, str(error)) for error in template.check())
+    if value is not None:
+        template = MessageTemplate(msg_class, value, mapping_param)
+        problems.extend((value.loc, str(error)) for error in template.check())
+    if spec.type == 'TopicAction':
+        problems.extend(_topic_action_problems(spec, msg_class))
     return problems
+
+
+def _topic_action_problems(spec: NodeSpec, goal_class: type) -> list[tuple[SourceLocation, str]]:
+    """Check a TopicAction's ``stamp_field`` and ``cancel`` fields (literal parts)."""
+    problems: list[tuple[SourceLocation, str]] = []
+    stamp = spec.params.get('stamp_field')
+    if stamp is not None and isinstance(stamp.data, str) and stamp.data:
+        try:
+            _check_time_field(goal_class, stamp.data)
+        except ValueError as error:
+            problems.append((stamp.loc, str(error)))
+    problems.extend(_cancel_problems(spec))
+    return sorted(problems, key=lambda problem: (problem[0].line, problem[0].column))
+
+
+def _cancel_problems(spec: NodeSpec) -> list[tuple[SourceLocation, str]]:
+    """Check a TopicAction's ``cancel_type`` and the literal parts of its ``cancel``."""
+    cancel, cancel_type = spec.params.get('cancel'), spec.params.get('cancel_type')
+    if cancel_type is None or not isinstance(cancel_type.data, str):
+        return []  # the default, std_msgs/msg/Empty, or a tree parameter
+    try:
+        parsed = interfaces.parse_type_string(cancel_type.data, kind='msg')
+        if importlib.util.find_spec(parsed.package) is None:
+            return []
+        cancel_class = interfaces.resolve(cancel_type.data, kind='msg')
+    except interfaces.InterfaceError as error:
+        return [(cancel_type.loc, str(error))]
+    if cancel is None:
+        return []
+    template = MessageTemplate(cancel_class, cancel, 'cancel')
+    return [(cancel.loc, str(error)) for error in template.check()]
 
 
 def _name_problem(name: str, *, service: bool) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from bt_executive.errors import Diagnostic, SourceLocation
 from bt_executive.expressions import EvaluationError
@@ -202,6 +202,14 @@ _MISSING = object()
 STALE_MARGIN = 1e-3
 
 
+def _outcome(probe: Callable[[Any], Any], lookup: Callable[[str], Any]) -> Any:
+    """Return a probe's truth, or the type of error it raised."""
+    try:
+        return bool(probe(lookup))
+    except Exception as error:  # noqa: B902 - e.g. a key not set yet
+        return type(error)
+
+
 def _differs(value: Any, previous: Any) -> bool:
     """Tell whether a new value differs from the stored one (errors count as different)."""
     if value is previous:
@@ -230,7 +238,7 @@ class BlackboardFeed:
         self.stale: dict[str, str] = {}
         self._pending: dict[str, Any] = {}
         self._max_age: dict[str, float] = {}
-        self._watched: frozenset[str] = frozenset()
+        self._readers: dict[str, list[Optional[Callable[[Any], Any]]]] = {}
         self._wake: Optional[Callable[[], None]] = None
         self._subscriptions = []
         for spec in specs:
@@ -247,32 +255,62 @@ class BlackboardFeed:
         def store(message: Any) -> None:
             stamp = self._now()
             pending = self._pending
-            changed = False
+            readers = self._readers
+            changed = []
             for key, path in targets:
                 value = _extract(message, path)
-                if self._wake is not None and key in self._watched and not changed:
+                if key in readers:
                     previous = pending.get(key, _MISSING)
                     if previous is _MISSING:
                         previous = py_trees.blackboard.Blackboard.storage.get(
                             '/' + key, _MISSING)
-                    changed = previous is _MISSING or _differs(value, previous)
+                    if previous is _MISSING or _differs(value, previous):
+                        changed.append(key)
                 pending[key] = value
                 self.received[key] = stamp
-            if changed:
+            if changed and self._wake is not None and self._matters(changed):
                 self._wake()
         return store
 
-    def watch(self, keys: Iterable[str], wake: Callable[[], None]) -> None:
-        """Call ``wake`` when a message changes one of ``keys`` (event-driven ticking)."""
-        self._watched = frozenset(keys)
+    def watch(self, readers: Mapping[str, list[Optional[Callable[[Any], Any]]]],
+              wake: Callable[[], None]) -> None:
+        """Call ``wake`` when a message changes what a reader of a key would see.
+
+        Args:
+            readers: per key, the probes of the behaviours reading it (None: a reader
+                without a probe, for which any new value matters)
+            wake: asks for a tick (event-driven ticking)
+        """
+        self._readers = dict(readers)
         self._wake = wake
+
+    def _matters(self, keys: list[str]) -> bool:
+        """Tell whether new values of ``keys`` change the outcome of a reader.
+
+        A probe is evaluated against what the tree saw at its last tick (the blackboard)
+        and against what it will see at its next (the blackboard with the new values).
+        """
+        storage = py_trees.blackboard.Blackboard.storage
+        pending = self._pending
+
+        def seen(name: str) -> Any:
+            return storage['/' + name]
+
+        def next_seen(name: str) -> Any:
+            value = pending.get(name, _MISSING)
+            return storage['/' + name] if value is _MISSING else value
+
+        probes = {probe for key in keys for probe in self._readers[key]}
+        if None in probes:
+            return True
+        return any(_outcome(probe, seen) != _outcome(probe, next_seen) for probe in probes)
 
     def wake_at(self) -> Optional[float]:
         """Return when the next watched key becomes stale (``max_age``), if any."""
         earliest = None
         for key, max_age in self._max_age.items():
             stamp = self.received.get(key)
-            if stamp is None or key in self.stale or key not in self._watched:
+            if stamp is None or key in self.stale or key not in self._readers:
                 continue
             if earliest is None or stamp + max_age < earliest:
                 earliest = stamp + max_age

@@ -21,7 +21,7 @@ Two modes, chosen by the executive's ``tick_mode`` parameter:
     * ticks are never closer than ``1 / max_tick_rate`` seconds (steady clock): a burst
       of requests becomes one tick at the next allowed moment.
 
-Requests are delivered through a guard condition, so a tick never runs inside another
+Requests are posted to the executor as a task, so a tick never runs inside another
 callback (a leaf's callback finishes before the tree sees its result).
 """
 
@@ -170,7 +170,6 @@ class EventTicker:
         self.last_tick = -math.inf
         self.requested_at: Optional[float] = None
         steady = Clock(clock_type=ClockType.STEADY_TIME)
-        self._guard = node.create_guard_condition(self._on_guard)
         self._pending = False
         self._pace = _OneShot(node, steady, time.monotonic, self.kick)
         self._deadline = _OneShot(node, node.get_clock(),
@@ -185,12 +184,17 @@ class EventTicker:
         if self.requested_at is None:
             self.requested_at = time.monotonic()
         if not self._pending:
+            executor = self._node.executor
+            if executor is None:  # not spinning yet: a due timer ticks on the first spin
+                self._pace.arm(time.monotonic())
+                return
             self._pending = True
-            self._guard.trigger()
+            executor.create_task(self._on_request)
 
-    def _on_guard(self) -> None:
+    def _on_request(self) -> None:
         self._pending = False
-        self.kick()
+        if self._heartbeat is not None:
+            self.kick()
 
     def kick(self) -> None:
         """Tick now if the rate cap allows, else at the earliest allowed moment."""
@@ -219,13 +223,12 @@ class EventTicker:
             self._deadline.arm(deadline)
 
     def destroy(self) -> None:
-        """Release the timers and the guard condition (idempotent)."""
+        """Release the timers (idempotent)."""
         self._pace.cancel()
         self._deadline.cancel()
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             self._node.destroy_timer(self._heartbeat)
-            self._node.destroy_guard_condition(self._guard)
             self._heartbeat = None
 
 

@@ -30,11 +30,12 @@ class Host:
         tree_file: the executive's tree_file parameter
         namespace: the node namespace (default: a unique one)
         manual: stop the ticker's timers, so the test ticks with ``executive._tick()``
+        registry: the node catalogue (default: the executive's, with the real ROS leaves)
         **parameters: further parameter overrides
     """
 
     def __init__(self, tree_file: str, *, namespace: Optional[str] = None,
-                 manual: bool = False, **parameters: Any) -> None:
+                 manual: bool = False, registry: Any = None, **parameters: Any) -> None:
         import rclpy
         from rclpy.context import Context
         from rclpy.executors import SingleThreadedExecutor
@@ -48,7 +49,7 @@ class Host:
         overrides += [Parameter(k, value=v) for k, v in parameters.items()]
         self.namespace = namespace or f'/ex_{uuid.uuid4().hex[:8]}'
         self.executive = Executive(namespace=self.namespace, parameter_overrides=overrides,
-                                   context=self.context)
+                                   context=self.context, registry=registry)
         if manual:  # no timer ticks: the test calls executive._tick() itself
             self.executive.ticker.destroy()
         self.executor = SingleThreadedExecutor(context=self.context)

@@ -245,3 +245,35 @@ def test_tick_mode_is_switched_at_runtime_and_checked(host, tmp_path):
     result = ex.set_tree(tick_mode='sometimes')
     assert not result.successful
     assert "tick_mode must be one of periodic, event, got 'sometimes'" in result.reason
+
+
+def test_a_new_value_wakes_the_tree_only_when_a_condition_would_change(host, tmp_path,
+                                                                       ros_node):
+    from std_msgs.msg import Float64
+
+    topic = f'/battery_{id(tmp_path):x}'
+    tree = write_tree(tmp_path, 'threshold.yaml', f"""
+        subscriptions:
+          - {{topic: {topic}, type: std_msgs/msg/Float64, field: data, key: level}}
+        trees:
+          Main:
+            Selector:
+              - Condition low: level < 0.2
+              - Running patrol
+        """)
+    ex = event_host(host, tree)
+    publisher = ros_node.create_publisher(Float64, topic, 10)
+    ex.spin_until(lambda: publisher.get_subscription_count() > 0, 'the feed subscription')
+    publisher.publish(Float64(data=0.9))
+    ex.spin_until(lambda: blackboard('level') == 0.9, 'the first reading to be applied')
+    spin_for(ex, 0.2)
+    ticks = ex.executive.tick_count
+    feed = ex.executive.tree.feed
+    for level in (0.8, 0.7, 0.6, 0.5):  # draining, but the condition stays false
+        publisher.publish(Float64(data=level))
+    ex.spin_until(lambda: feed._pending.get('level') == 0.5, 'the readings to arrive')
+    spin_for(ex, 0.2)
+    assert ex.executive.tick_count == ticks
+    publisher.publish(Float64(data=0.1))  # crosses the threshold
+    ex.spin_until(lambda: ex.executive.last_status.name == 'SUCCESS', 'the low battery')
+    assert blackboard('level') == 0.1

@@ -1,0 +1,124 @@
+"""Benchmark: start-up (process start to first tick), import time and memory.
+
+Start-up: the executive runs the patrol (config/patrol.yaml with config/executive.yaml,
+event mode, wall-clock time, no sim: nothing is waited for before the first tick) as a
+fresh process, several times one after the other. Its latched ~/status reports
+``startup``: seconds from process start (``/proc/self/stat``) to the end of its imports
+and to its first tick; the median is shown. Also shown: how long until another node sees
+that first status (process spawn, start-up and DDS discovery).
+
+Imports: ``import bt_executive.ros.executive`` timed inside a fresh interpreter, against
+importing only its third-party dependencies (rclpy, py_trees and the message packages).
+
+Memory: resident set size (``VmRSS``) of the patrol executive after its first tick,
+against a process holding one bare rclpy node.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import (BenchNode, patrol_commands, Processes, progress,  # noqa: E402, I100
+                    ratio, ros_environment, rss_mb)
+
+RUNS = 5
+QUICK_RUNS = 1
+TARGET_AFTER_IMPORTS = 1.0
+STARTUP_TIMEOUT = 60.0
+
+IMPORT_OURS = 'import bt_executive.ros.executive'
+IMPORT_DEPENDENCIES = ('import rclpy, rclpy.action, rclpy.node, py_trees, yaml\n'
+                       'from std_msgs.msg import String\n'
+                       'from std_srvs.srv import Trigger\n'
+                       'from rcl_interfaces.msg import ParameterDescriptor')
+TIMED = 'import time\nstart = time.perf_counter()\n{body}\nprint(time.perf_counter() - start)'
+
+BARE_NODE = """\
+import rclpy, sys, time
+rclpy.init()
+node = rclpy.create_node('bench_bare_node')
+print('READY', flush=True)
+try:
+    time.sleep(60)
+except KeyboardInterrupt:
+    pass
+"""
+
+
+def import_seconds(body: str) -> float:
+    """Return the seconds ``body`` takes to run in a fresh interpreter."""
+    output = subprocess.run([sys.executable, '-c', TIMED.format(body=body)], check=True,
+                            capture_output=True, text=True, timeout=120).stdout
+    return float(output.strip().splitlines()[-1])
+
+
+def bare_node_rss() -> float:
+    """Return the RSS (MiB) of a process holding one bare rclpy node."""
+    with Processes('bare_node') as processes:
+        process = subprocess.Popen([sys.executable, '-c', BARE_NODE], stdout=subprocess.PIPE,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        processes.started.append(('bare_node', process))
+        line = process.stdout.readline()
+        if b'READY' not in line:
+            raise RuntimeError('the bare rclpy node did not start')
+        time.sleep(1.0)  # DDS threads and discovery buffers settle (a margin, not a sync)
+        return rss_mb(process.pid)
+
+
+def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
+    """Measure start-up, imports and memory; return table rows."""
+    ros_environment()
+    runs = QUICK_RUNS if quick else RUNS
+    first_tick, imports, seen, rss = [], [], [], []
+    bench = BenchNode('bench_startup')
+    try:
+        for number in range(runs):
+            progress(f'start-up: run {number + 1}/{runs}')
+            namespace = f'bench_startup_{os.getpid()}_{number}'
+            status = bench.watch_status(namespace)
+            with Processes('startup') as processes:
+                (name, argv), = patrol_commands(namespace, tick_mode='event', sim=False)
+                spawned = time.monotonic()
+                process = processes.spawn(name, argv)
+                bench.wait_for(
+                    lambda: (status.latest.get('startup') or {}).get('first_tick_s'),
+                    STARTUP_TIMEOUT, 'the first tick of the patrol executive', processes)
+                seen.append(status.first_at - spawned)
+                startup = status.latest['startup']
+                first_tick.append(startup['first_tick_s'])
+                imports.append(startup['imports_s'])
+                rss.append(rss_mb(process.pid))
+        progress('start-up: import times')
+        ours = statistics.median(import_seconds(IMPORT_OURS) for _ in range(runs))
+        dependencies = statistics.median(import_seconds(IMPORT_DEPENDENCIES)
+                                         for _ in range(runs))
+        bare = bare_node_rss()
+    finally:
+        bench.close()
+    first, imported = statistics.median(first_tick), statistics.median(imports)
+    after = statistics.median(f - i for f, i in zip(first_tick, imports))
+    return [
+        (f'start-up: process start -> first tick, patrol (median of {runs})',
+         f'{first:.2f} s', '', ''),
+        ('  process start -> end of imports', f'{imported:.2f} s', '', ''),
+        ('  end of imports -> first tick', f'{after:.2f} s',
+         f'target {TARGET_AFTER_IMPORTS:.1f} s', ratio(after, TARGET_AFTER_IMPORTS)),
+        ('  spawn -> first ~/status seen by another node',
+         f'{statistics.median(seen):.2f} s', '', ''),
+        ('import bt_executive.ros.executive (fresh interpreter)', f'{ours:.2f} s',
+         f'its dependencies {dependencies:.2f} s', ratio(ours, dependencies)),
+        ('memory: RSS of the patrol executive after its first tick',
+         f'{statistics.median(rss):.0f} MiB', f'bare rclpy node {bare:.0f} MiB',
+         ratio(statistics.median(rss), bare)),
+    ]
+
+
+if __name__ == '__main__':
+    for row in run('--quick' in sys.argv):
+        print(' | '.join(row))

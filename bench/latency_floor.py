@@ -1,0 +1,81 @@
+"""The latency floor of bench_latency: the same reaction without a tree, in plain rclpy.
+
+``python bench/latency_floor.py NAMESPACE`` keeps one ``test_msgs/action/Fibonacci`` goal
+active on ``NAMESPACE/navigate`` while the last ``NAMESPACE/battery_state`` percentage is
+at least 0.2, and cancels it straight from the subscription callback when it drops
+below. No tree, no tick, no snapshot: what is left is DDS delivery, rclpy's executor and
+the cancel request, the part of the executive's reaction latency it cannot remove.
+Runs until SIGINT or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Any
+
+
+def main(argv: list[str]) -> int:
+    """Run the reflex until SIGINT or SIGTERM."""
+    import rclpy
+    from rclpy.action import ActionClient
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+    from rclpy.signals import SignalHandlerOptions
+    from sensor_msgs.msg import BatteryState
+    from test_msgs.action import Fibonacci
+
+    namespace = argv[0]
+    received: list[int] = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda number, frame: received.append(number))
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    node = rclpy.create_node('latency_floor')
+    client = ActionClient(node, Fibonacci, f'{namespace}/navigate')
+    state: dict[str, Any] = {'handle': None, 'sending': False, 'low': False}
+
+    def on_goal_response(future: Any) -> None:
+        state['sending'] = False
+        handle = future.result()
+        if not handle.accepted:
+            return
+        if state['low']:
+            handle.cancel_goal_async()
+        else:
+            state['handle'] = handle
+
+    def send() -> None:
+        state['sending'] = True
+        client.send_goal_async(Fibonacci.Goal(order=10)).add_done_callback(on_goal_response)
+
+    def on_battery(message: BatteryState) -> None:
+        state['low'] = message.percentage < 0.2
+        if state['low'] and state['handle'] is not None:
+            state['handle'].cancel_goal_async()
+            state['handle'] = None
+        elif not state['low'] and state['handle'] is None and not state['sending']:
+            send()
+
+    node.create_subscription(BatteryState, f'{namespace}/battery_state', on_battery, 10)
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        while not received and not client.server_is_ready():
+            executor.spin_once(timeout_sec=0.1)
+        if not received:
+            send()
+        while rclpy.ok() and not received:
+            executor.spin_once(timeout_sec=0.1)
+        if state['handle'] is not None:
+            future = state['handle'].cancel_goal_async()
+            executor.spin_until_future_complete(future, timeout_sec=2.0)
+    except ExternalShutdownException:
+        pass
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,86 @@
+"""Smoke test of the benchmark suite's multi-process parts (bench/run.py --quick).
+
+Runs the latency, idle, start-up and scale benchmarks once with their quick (tiny)
+durations as a real ``bench/run.py`` process, which starts real executives, sims and
+a reflex peer, and checks the table it prints: the header, one row per expected metric,
+four cells per row, and figures that parse. Timings are not asserted (the machine is
+shared); only that each benchmark produced a measurement.
+"""
+
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = [pytest.mark.ros, pytest.mark.slow]
+
+BENCH = pathlib.Path(__file__).resolve().parents[2] / 'bench'
+MULTI_PROCESS = ('bench_latency', 'bench_idle', 'bench_startup', 'bench_scale')
+TIMEOUT = 150.0
+
+#: metric prefix -> pattern the 'ours' cell must match
+EXPECTED = {
+    'reaction latency p50 / p99, periodic 10 Hz': r'[\d.]+ / [\d.]+ ms',
+    '  event, heartbeat 1 s, p50': r'[\d.]+ ms',
+    '  event, heartbeat 1 s, p99': r'[\d.]+ ms',
+    '  event, heartbeat 10 s, p50': r'[\d.]+ ms',
+    '  event, heartbeat 10 s, p99': r'[\d.]+ ms',
+    '  floor: plain rclpy reflex': r'[\d.]+ / [\d.]+ ms',
+    'idle CPU, parked patrol executive, event (target': r'[\d.]+ % of a core',
+    'idle CPU, parked patrol executive, event, battery steady': r'[\d.]+ % of a core',
+    'idle CPU, parked patrol executive, demo config, event': r'[\d.]+ % of a core',
+    '  ticks per second': r'[\d.]+',
+    'start-up: process start -> first tick': r'[\d.]+ s',
+    '  end of imports -> first tick': r'[\d.]+ s',
+    'import bt_executive.ros.executive': r'[\d.]+ s',
+    'memory: RSS of the patrol executive': r'\d+ MiB',
+    'scale: robots at 10 Hz': r'N [=<] \d+',
+    '  N=2: p99 jitter, worst / median executive': r'[\d.]+ / [\d.]+ ms',
+    'memory: RSS per executive at N=2': r'\d+ \(\d+\) MiB',
+}
+
+
+def run_quick_suite() -> tuple[str, str]:
+    """Run bench/run.py --quick on the multi-process benchmarks; return stdout, stderr.
+
+    On a timeout the suite gets SIGINT, so it stops every process it started.
+    """
+    process = subprocess.Popen([sys.executable, str(BENCH / 'run.py'), '--quick',
+                                *MULTI_PROCESS], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ))
+    try:
+        stdout, stderr = process.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60.0)
+        pytest.fail(f'the quick suite did not finish within {TIMEOUT:.0f} s; stderr:\n'
+                    f'{stderr}\nstdout:\n{stdout}')
+    assert process.returncode == 0, f'bench/run.py exited {process.returncode}:\n{stderr}'
+    return stdout, stderr
+
+
+def test_quick_suite_prints_a_full_table():
+    stdout, stderr = run_quick_suite()
+    lines = stdout.rstrip('\n').split('\n')
+    header = [cell.strip() for cell in lines[0].split(' | ')]
+    assert header == ['metric', 'ours', 'reference', 'ratio'], stdout
+    assert set(lines[1]) <= {'-', '+'}, stdout
+    rows = [[cell.strip() for cell in line.split(' | ')] for line in lines[2:]]
+    assert rows and all(len(row) == 4 for row in rows), stdout
+    cells = {line.split(' | ')[0].rstrip(): line.split(' | ') for line in lines[2:]}
+    for prefix, pattern in EXPECTED.items():
+        matching = [name for name in cells if name.startswith(prefix)]
+        assert matching, f'no row {prefix!r} in:\n{stdout}\nstderr:\n{stderr}'
+        ours = cells[matching[0]][1].strip()
+        assert re.fullmatch(pattern, ours), f'{matching[0]!r}: {ours!r} in:\n{stdout}'
+    ratios = [row[3] for row in rows if row[3]]
+    assert ratios and all(re.fullmatch(r'[\d.]+x|-', value) for value in ratios), stdout
+    # every benchmark reported progress and its duration on stderr, not in the table
+    for name in MULTI_PROCESS:
+        assert f'{name} took' in stderr, stderr
+    assert 'running' not in stdout
