@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: demo test bench env browser clean
+.PHONY: demo test bench soak env browser clean
 
 $(STAMP): requirements.txt requirements-test.txt setup.py
 	@echo "==> creating $(VENV) (first run only; installs the ROS 2 wheels from PyPI)"
@@ -44,6 +44,10 @@ test: $(STAMP) browser
 
 bench: $(STAMP)
 	$(PY) bench/run.py $(ARGS)
+
+# The patrol on the sim for an hour (ARGS='--minutes 5' for less); RELIABILITY.md.
+soak: $(STAMP)
+	$(PY) bench/soak.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -171,6 +171,9 @@ class Loader:
         include = root.get('include')
         if include is not None:
             for item in self._string_list(include, 'include'):
+                if not item.value or '\0' in item.value:
+                    self._error(item.loc, f'include {item.value!r}: not a file name')
+                    continue
                 target = item.value if base_dir in ('', '.') or os.path.isabs(item.value) \
                     else os.path.join(base_dir, item.value)
                 self._load_file(target, document, stack=stack,

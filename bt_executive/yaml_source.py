@@ -156,8 +156,24 @@ class _Expander:
         self.visited = 0
         self.errors: list[Diagnostic] = []
         self._constructor = yaml.SafeLoader('')
+        #: converted nodes (id -> value, height): an alias is converted once
+        self._done: dict[int, tuple[YNode, int]] = {}
 
     def convert(self, node: yaml.Node, depth: int = 0) -> YNode:
+        done = self._done.get(id(node))
+        if done is not None:  # an alias of a converted node: values are immutable, share
+            result, height = done
+            if depth + height > MAX_DEPTH:
+                raise TreeError.single(_location(self.file, node.start_mark),
+                                       f'nesting deeper than {MAX_DEPTH} levels')
+            return result
+        result = self._convert(node, depth)
+        height = 1 + max((self._done[id(child)][1] for child in _children(node)
+                          if id(child) in self._done), default=-1)
+        self._done[id(node)] = (result, height)
+        return result
+
+    def _convert(self, node: yaml.Node, depth: int) -> YNode:
         self.visited += 1
         if self.visited > MAX_NODES:
             raise TreeError.single(
@@ -185,8 +201,10 @@ class _Expander:
                 f'{MAX_SCALAR_CHARS}')
         try:
             value = self._constructor.construct_object(node, deep=True)
-        except (yaml.YAMLError, ValueError, OverflowError) as exc:
-            raise TreeError.single(loc, f'bad scalar {node.value[:40]!r}: {exc}') from None
+        except Exception:  # noqa: B902 - PyYAML raises KeyError, AttributeError, ...
+            kind = node.tag.rsplit(':', 1)[-1]
+            raise TreeError.single(loc, f'bad scalar {node.value[:40]!r}: not a valid '
+                                   f'{kind} (quote it to make it a string)') from None
         if not isinstance(value, (str, int, float, bool)) and value is not None:
             # timestamps, binary: keep the source text, trees have no use for those types
             value = node.value
@@ -258,6 +276,63 @@ def _char_at(text: str, mark: Any) -> str:
     return ''
 
 
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    """Return a composed node's children in the order the expander visits them."""
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [item for pair in node.value for item in pair]
+    return []
+
+
+def _expanded_sizes(root: yaml.Node) -> Optional[dict[int, int]]:
+    """Count the values each composed node expands to (aliases re-use nodes).
+
+    Work is proportional to the distinct nodes, so an alias bomb is measured without
+    being expanded. Counts are capped just above :data:`MAX_NODES`.
+
+    Returns:
+        ``id(node) -> count``, or None for a recursive alias (the expander rejects those).
+    """
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        key = id(node)
+        if leaving:
+            active.discard(key)
+            total = 1 + sum(sizes[id(child)] for child in _children(node))
+            sizes[key] = min(total, MAX_NODES + 1)
+            continue
+        if key in sizes:
+            continue
+        if key in active:
+            return None
+        active.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return sizes
+
+
+def _overflow_node(root: yaml.Node, sizes: dict[int, int]) -> yaml.Node:
+    """Return the node at which expanding ``root`` would pass :data:`MAX_NODES` values."""
+    visited = 0
+    node = root
+    while True:
+        visited += 1
+        if visited > MAX_NODES:
+            return node
+        for child in _children(node):
+            if visited + sizes[id(child)] <= MAX_NODES:
+                visited += sizes[id(child)]
+            else:
+                node = child
+                break
+        else:
+            return node
+
+
 def load_text(text: str, file: str) -> Optional[YNode]:
     """Parse one YAML document into located values; None for an empty document.
 
@@ -283,6 +358,13 @@ def load_text(text: str, file: str) -> Optional[YNode]:
                                f'nesting deeper than {MAX_DEPTH} levels') from None
     if composed is None:
         return None
+    sizes = _expanded_sizes(composed)
+    if sizes is not None and sizes[id(composed)] > MAX_NODES:
+        # refuse an alias bomb before expanding it, naming where the expansion would stop
+        node = _overflow_node(composed, sizes)
+        raise TreeError.single(_location(file, node.start_mark),
+                               f'document expands to more than {MAX_NODES} values '
+                               '(YAML aliases used as a bomb?)')
     expander = _Expander(file)
     try:
         result = expander.convert(composed)

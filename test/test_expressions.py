@@ -703,6 +703,77 @@ def test_blackboard_callables_cannot_be_called() -> None:
     assert evaluate('f', env) is print
 
 
+INJECTIONS = [
+    ('__import__("os").system("id")', "names starting with '_' are not accessible"),
+    ('__builtins__', "names starting with '_' are not accessible"),
+    ('abs.__call__(1)', "field names starting with '_' are not accessible"),
+    ('max.__self__', "field names starting with '_' are not accessible"),
+    ('x.__class__.__mro__', "field names starting with '_' are not accessible"),
+    ('\uff3f\uff3fimport\uff3f\uff3f("os")', "unexpected character '\uff3f'"),
+    ('getattr(x, "__class__")', "unknown function 'getattr'"),
+    ('eval("1")', "unknown function 'eval'"),
+    ('open("/etc/passwd")', "unknown function 'open'"),
+    ('pow(10, 10 ** 9)', "unknown function 'pow'"),
+    ('x.system("id")', "only functions can be called: '(' must follow a function name"),
+    ('(lambda: 1)()', 'lambda expressions are not supported'),
+    ('import os', "unexpected name 'os' (expected an operator)"),
+    ('x; y', "unexpected character ';'"),
+    ('x = 1', "unknown operator '=' (did you mean '==')"),
+    ('10 ** 10 ** 10', "'**' is not supported"),
+    ('9' * 4 + ' ** 99999', "'**' is not supported"),
+    ('(' * (MAX_NESTING + 1) + '1' + ')' * (MAX_NESTING + 1),
+     f'expression is nested too deeply (more than {MAX_NESTING} levels)'),
+    ('not ' * (MAX_NESTING + 1) + 'x',
+     f'expression is nested too deeply (more than {MAX_NESTING} levels)'),
+    ('x' + '[0]' * (MAX_NESTING + 1),
+     f'expression is nested too deeply (more than {MAX_NESTING} levels)'),
+    ('1' + ' + 1' * MAX_LENGTH, 'expression is too long'),
+]
+
+
+@pytest.mark.parametrize(('text', 'message'), INJECTIONS)
+def test_injection_attempts_are_refused_with_a_reason(text: str, message: str) -> None:
+    start = time.perf_counter()
+    with pytest.raises(ExpressionError) as info:
+        parse(text)
+    assert time.perf_counter() - start < 0.5
+    assert info.value.message.startswith(message), info.value.message
+    assert 1 <= info.value.column <= len(text) + 1
+
+
+def test_blackboard_text_is_data_never_code() -> None:
+    payload = '__import__("os").system("touch /tmp/pwned")'
+    env = {'s': payload, 'd': {'__class__': 'a key like any other'}, 'l': [1]}
+    assert evaluate('s', env) == payload
+    assert evaluate('str(s) + ""', env) == payload
+    assert evaluate('d["__class__"]', env) == 'a key like any other'
+    assert _fast_evaluation_error('l["__class__"]', env).startswith('index must be an integer')
+    assert _fast_evaluation_error('s.format', env).startswith("cannot read field 'format'")
+    assert _fast_evaluation_error('"".join', env).startswith("cannot read field 'join'")
+
+
+_HOSTILE_TOKENS = ['__import__', '__class__', '_x', 'x', 'os', 'system', '.', '(', ')', '[',
+                   ']', '"id"', "'os'", ',', '**', '*', '+', 'lambda', ':', 'import', 'eval',
+                   'exec', 'getattr', 'abs', 'max', 'str', 'int', '9' * 300, '1e308', ' not ',
+                   ' if ', ' else ', '{', '}', '@', ';', '=', '==', '\\', '\n']
+
+
+@settings(max_examples=300, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_HOSTILE_TOKENS), max_size=80).map(''.join),
+       st.dictionaries(st.sampled_from(['x', 'os', 'system']),
+                       st.sampled_from([1, 'text', [1, 2], {'a': 1}, print, object()])))
+def test_hostile_token_soup_raises_only_expression_errors_quickly(
+        text: str, env: dict[str, Any]) -> None:
+    start = time.perf_counter()
+    try:
+        expression = parse(text)
+        expression.evaluate(lookup_from(env))
+    except (ExpressionError, EvaluationError):
+        pass
+    assert time.perf_counter() - start < 0.5
+
+
 # --------------------------------------------------------------------------- numpy
 
 def test_numpy_values() -> None:

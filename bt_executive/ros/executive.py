@@ -15,7 +15,8 @@ import time
 from typing import Any, Callable, Optional
 
 from bt_executive.behaviours import clear_termination, reset_limits, termination_requested
-from bt_executive.builder import apply_blackboard_defaults, BuildContext, Builder
+from bt_executive.builder import (apply_blackboard_defaults, BuildContext, Builder,
+                                  contain_fault)
 from bt_executive.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.loader import Loader
 from bt_executive.nodes import default_registry
@@ -47,6 +48,9 @@ except ImportError:
 
 #: Parameters that select the tree; setting either swaps the running tree.
 TREE_PARAMETERS = ('tree_file', 'tree_name')
+
+#: Nodes that may raise for the first time in one tick before the tick is abandoned.
+MAX_CONTAINED_PER_TICK = 16
 
 #: Parameters that change when the tree is ticked.
 TICK_PARAMETERS = ('tick_mode', 'tick_rate', 'max_tick_rate', 'heartbeat_period')
@@ -124,7 +128,13 @@ class LoadedTree:
 
     def stop(self) -> None:
         """Halt the tree: running leaves are terminated with INVALID (goals cancelled)."""
-        self.root.stop(Status.INVALID)
+        for _ in range(MAX_CONTAINED_PER_TICK):
+            try:
+                self.root.stop(Status.INVALID)
+                return
+            except Exception as error:  # noqa: B902 - a terminate() raised: guard, retry
+                if not contain_fault(error, self.root, in_tick=False):
+                    raise
 
     def destroy(self) -> None:
         """Release every subscription, client and publisher the tree created."""
@@ -483,7 +493,7 @@ class Executive(Node):
             storage = py_trees.blackboard.Blackboard.storage
             # event mode: what the tree writes this tick is progress too (see below)
             before = list(storage.items()) if ticker.event_driven else None
-            self.snapshots.tick()  # tree.root.tick_once(), noting the behaviours ticked
+            self._contained_tick(tree)
             self.tick_count += 1
             self.tick_duration = time.perf_counter() - start
             self.timing.record(clock_start, self.tick_duration, latency)
@@ -511,6 +521,22 @@ class Executive(Node):
                 ticker.plan(again=not settled, deadline=self._next_deadline())
         finally:
             self._tick_time = None
+
+    def _contained_tick(self, tree: LoadedTree) -> None:
+        """Tick once; a node raising for the first time is guarded and the tick run again.
+
+        Nodes of plugin types are guarded from the start; the rest only once they raise
+        (bt_executive.builder.contain_fault), so an ordinary tick pays nothing for it.
+        """
+        for _ in range(MAX_CONTAINED_PER_TICK):
+            try:
+                self.snapshots.tick()  # tree.root.tick_once(), noting the behaviours ticked
+                return
+            except Exception as error:  # noqa: B902 - contained below or re-raised
+                if not contain_fault(error, tree.root):
+                    raise
+        self.get_logger().error(f'{MAX_CONTAINED_PER_TICK} nodes raised in one tick; '
+                                'the tick was abandoned')
 
     def status(self) -> dict[str, Any]:
         """Return the status published on ~/status."""

@@ -4,6 +4,7 @@
 Usage::
 
     fibonacci_server.py ACTION_NAME MODE [--period SECONDS] [--accept-delay SECONDS]
+                        [--cancel-delay SECONDS]
 
 Modes:
     succeed: accept; publish feedback after each step (one step per ``--period``) and
@@ -14,6 +15,9 @@ Modes:
         (then canceled); it never finishes on its own.
     delay_accept: like succeed, but the goal callback waits ``--accept-delay`` seconds
         before accepting (to test cancelling before the goal response arrives).
+
+``--cancel-delay`` (any mode) makes the cancel callback wait that long before accepting,
+so a cancel stays unacknowledged for a while.
 
 Every event is printed to stdout as one JSON line (flushed) and published as a
 std_msgs/msg/String holding the same JSON on ``ACTION_NAME/events`` (reliable, transient
@@ -48,6 +52,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help='seconds per step between feedback messages (default 0.05)')
     parser.add_argument('--accept-delay', type=float, default=2.0,
                         help='seconds the goal callback waits in delay_accept mode')
+    parser.add_argument('--cancel-delay', type=float, default=0.0,
+                        help='seconds the cancel callback waits before accepting')
     return parser.parse_args(argv)
 
 
@@ -83,6 +89,8 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     def cancel_callback(goal_handle: Any) -> CancelResponse:
         events.emit('cancel_requested', goal_id=goal_id_of(goal_handle))
+        if args.cancel_delay > 0:
+            stop.wait(args.cancel_delay)
         events.emit('cancel_accepted', goal_id=goal_id_of(goal_handle))
         return CancelResponse.ACCEPT
 

@@ -1,0 +1,146 @@
+"""Node types that misbehave on purpose, for the fault tests (never in the real catalogue).
+
+``fault_registry(base)`` returns ``base`` (default: the catalogue with the real ROS leaves)
+plus:
+
+``Raise``
+    raises ``RuntimeError(message)`` from ``initialise()``, ``update()`` or ``terminate()``
+    (``where``), else runs (RUNNING) for ever. ``message`` may contain ``{n}``: the number
+    of calls so far, so each call raises a distinct error.
+``RaisingSequence``
+    a Sequence whose own tick logic raises (``RuntimeError('composite broke')``) from its
+    ``after``-th tick on, after ticking its children (before reporting its status).
+``SlowSetup``
+    its ``setup()`` blocks for ``seconds`` (polling, as a leaf waiting for its server
+    would), printing ``SETUP_STARTED`` on stdout first; then it succeeds when ticked.
+
+Only Python is needed (no rclpy), so the core tests use them too.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Iterator, Optional
+
+from bt_executive.nodes import default_registry
+from bt_executive.registry import Category, NodeType, Param, ParamType, Registry
+import py_trees
+from py_trees.common import Status
+
+
+class Raise(py_trees.behaviour.Behaviour):
+    """Raises from one of its methods (see the module docstring)."""
+
+    def __init__(self, name: str, message: str, where: str) -> None:
+        super().__init__(name=name)
+        self.message = message
+        self.where = where
+        self.calls = 0
+        self.terminated: list[Status] = []
+
+    def _maybe_raise(self, method: str) -> None:
+        if self.where == method:
+            self.calls += 1
+            raise RuntimeError(self.message.format(n=self.calls))
+
+    def initialise(self) -> None:
+        """Raise if asked to."""
+        self._maybe_raise('initialise')
+
+    def update(self) -> Status:
+        """Raise if asked to, else keep running."""
+        self._maybe_raise('update')
+        self.feedback_message = 'running'
+        return Status.RUNNING
+
+    def terminate(self, new_status: Status) -> None:
+        """Note the stop, then raise if asked to."""
+        self.terminated.append(new_status)
+        self._maybe_raise('terminate')
+
+
+class RaisingSequence(py_trees.composites.Sequence):
+    """A Sequence whose own logic raises from its ``after``-th tick on."""
+
+    def __init__(self, name: str, children: list, after: int) -> None:
+        super().__init__(name=name, memory=True, children=children)
+        self.after = after
+        self.ticks = 0
+
+    def tick(self) -> Iterator[py_trees.behaviour.Behaviour]:
+        """Tick like a Sequence, then break."""
+        self.ticks += 1
+        for node in super().tick():
+            if node is self and self.ticks >= self.after:
+                raise RuntimeError('composite broke')
+            yield node
+
+
+class SlowSetup(py_trees.behaviour.Behaviour):
+    """A leaf whose setup blocks for a while (like one waiting for an absent server)."""
+
+    def __init__(self, name: str, seconds: float) -> None:
+        super().__init__(name=name)
+        self.seconds = seconds
+
+    def setup(self, **kwargs: Any) -> None:
+        """Announce the setup, then wait (in short steps, so signals are handled)."""
+        print('SETUP_STARTED', flush=True)
+        deadline = time.monotonic() + self.seconds
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def update(self) -> Status:
+        """Succeed."""
+        return Status.SUCCESS
+
+
+def _raise(ctx: Any, name: str, params: Any, children: list) -> Raise:
+    return Raise(name, params['message'], params['where'])
+
+
+def _raising_sequence(ctx: Any, name: str, params: Any, children: list) -> RaisingSequence:
+    return RaisingSequence(name, children, params['after'])
+
+
+def _slow_setup(ctx: Any, name: str, params: Any, children: list) -> SlowSetup:
+    return SlowSetup(name, params['seconds'])
+
+
+FAULT_TYPES = (
+    NodeType('Raise', Category.LEAF, 'raises from initialise, update or terminate',
+             params=(Param('message', ParamType.STRING, 'the error message', default='boom'),
+                     Param('where', ParamType.ENUM, 'the method that raises',
+                           default='update',
+                           choices=('initialise', 'update', 'terminate'))),
+             factory=_raise, primary='message'),
+    NodeType('RaisingSequence', Category.COMPOSITE, 'a Sequence that breaks',
+             params=(Param('after', ParamType.INT, 'tick from which it raises', default=2,
+                           minimum=1),),
+             factory=_raising_sequence, min_children=1, max_children=None),
+    NodeType('SlowSetup', Category.LEAF, 'setup blocks for a while',
+             params=(Param('seconds', ParamType.FLOAT, 'how long setup blocks',
+                           default=60.0, minimum=0.0),),
+             factory=_slow_setup, primary='seconds'),
+)
+
+
+def fault_registry(base: Optional[Registry] = None) -> Registry:
+    """Return ``base`` (default: the catalogue with the ROS leaves) plus the fault types."""
+    if base is None:
+        from bt_executive.ros.executive import ros_registry
+        base = ros_registry()
+    registry = Registry(base.types())
+    for node_type in FAULT_TYPES:
+        registry.register(node_type)
+    return registry
+
+
+def core_registry() -> Registry:
+    """Return the catalogue without ROS leaves plus the fault types (no rclpy needed)."""
+    return fault_registry(default_registry())
+
+
+if __name__ == '__main__':
+    sys.exit('import this module; it is not a script')
