@@ -114,7 +114,12 @@ class TickTiming:
 
 
 class _OneShot:
-    """A timer that fires once at a given time; re-arming replaces it."""
+    """A timer that fires once at a given time; re-arming reuses the one rclpy timer.
+
+    Creating a timer per arming would grow the node: rclpy's callback group keeps a
+    reference of every entity ever created (found by the soak), so one timer is made
+    once and re-armed by changing its period and resetting it.
+    """
 
     def __init__(self, node: Any, clock: Clock, now: Callable[[], float],
                  callback: Callable[[], None]) -> None:
@@ -129,10 +134,14 @@ class _OneShot:
         """Fire at ``when`` (seconds on this timer's clock) unless already due earlier."""
         if self.due is not None and self.due <= when:
             return
-        self.cancel()
         self.due = when
-        delay = max(when - self._now(), 1e-6)
-        self._timer = self._node.create_timer(delay, self._fire, clock=self._clock)
+        delay_ns = max(int((when - self._now()) * 1e9), 1000)
+        if self._timer is None:
+            self._timer = self._node.create_timer(delay_ns * 1e-9, self._fire,
+                                                  clock=self._clock)
+        else:
+            self._timer.timer_period_ns = delay_ns
+            self._timer.reset()
 
     def _fire(self) -> None:
         if self._timer is not None:
@@ -141,6 +150,12 @@ class _OneShot:
         self._callback()
 
     def cancel(self) -> None:
+        """Disarm (the timer is kept for the next arming)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self.due = None
+
+    def destroy(self) -> None:
         """Disarm and release the timer."""
         if self._timer is not None:
             self._timer.cancel()
@@ -224,8 +239,8 @@ class EventTicker:
 
     def destroy(self) -> None:
         """Release the timers (idempotent)."""
-        self._pace.cancel()
-        self._deadline.cancel()
+        self._pace.destroy()
+        self._deadline.destroy()
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             self._node.destroy_timer(self._heartbeat)
