@@ -318,7 +318,9 @@ class Groot2Server:
 
     Args:
         port: TCP port (0: any free port; see :attr:`port`)
-        address: the address to bind (``'0.0.0.0'`` or ``'*'``: every interface)
+        address: the address to bind; loopback unless set otherwise (``''`` also means
+            loopback); every interface only when asked for explicitly with ``'0.0.0.0'``
+            or ``'*'``, which is logged as a warning
         logger: where to report (``info``/``warning``/``error`` methods; a ROS logger
             works); default ``logging.getLogger('bt_executive.groot2')``
         render_value: turns a blackboard value into plain data (ROS messages into dicts)
@@ -339,7 +341,12 @@ class Groot2Server:
         self.requests = 0
         self.errors = 0
         self._context = zmq.Context()
-        host = '*' if address in ('', '0.0.0.0', '*') else address
+        address = address or DEFAULT_ADDRESS  # an empty setting never opens the port wide
+        host = '*' if address in ('0.0.0.0', '*') else address
+        if host == '*':
+            self.logger.warning('Groot2 server bound to every network interface '
+                                f"(address '{address}'): anyone on the network can read "
+                                'the tree and the blackboard')
         if ':' in host and not host.startswith('['):
             host = f'[{host}]'
         self._socket = self._context.socket(zmq.REP)

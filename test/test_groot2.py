@@ -597,9 +597,23 @@ def test_bound_to_loopback_by_default():
         assert groot2.DEFAULT_ADDRESS == '127.0.0.1'
     finally:
         server.close()
-    everywhere = groot2.Groot2Server(0, '0.0.0.0')
+    empty = groot2.Groot2Server(0, '')  # a cleared setting must not open the port wide
+    try:
+        assert empty.endpoint == f'tcp://127.0.0.1:{empty.port}'
+    finally:
+        empty.close()
+    warnings = []
+
+    class Logger:
+        def warning(self, text):
+            warnings.append(text)
+
+        info = error = warning
+
+    everywhere = groot2.Groot2Server(0, '0.0.0.0', logger=Logger())
     try:
         assert everywhere.endpoint == f'tcp://0.0.0.0:{everywhere.port}'
+        assert any('every network interface' in text for text in warnings), warnings
     finally:
         everywhere.close()
 

@@ -311,7 +311,8 @@ class Executive(Node):
             description='serve Groot2 monitoring on this TCP port (0 = off)', read_only=True,
             integer_range=[IntegerRange(from_value=0, to_value=65535, step=1)]))
         self.declare_parameter('groot2_address', '127.0.0.1', ParameterDescriptor(
-            description="address the Groot2 server binds ('0.0.0.0': every interface)",
+            description='address the Groot2 server binds (default loopback; only an '
+            "explicit '0.0.0.0' opens every interface)",
             read_only=True))
 
     def _param(self, name: str) -> Any:
