@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import signal
 import sys
 import threading
 import time
+import traceback
 from typing import Any, Callable, Optional
 
 from bt_executive.behaviours import clear_termination, reset_limits, termination_requested
@@ -180,7 +182,8 @@ class Executive(Node):
 
     ROS Publishers:
         ~/status (std_msgs/String, latched): JSON with tree, file, root status, tick
-        count, running flag and last failure reason
+        count, running flag, last failure reason, tick timing and the number of
+        exceptions raised by ROS callbacks (``callback_errors``; see CallbackFaults)
         ~/snapshot (std_msgs/String, latched): the tree snapshot (docs/snapshots.md), on
         every change and as a heartbeat
         ~/events (std_msgs/String, reliable, transient local, depth 100): status
@@ -205,6 +208,7 @@ class Executive(Node):
         self._declare_parameters()
         self.tree: Optional[LoadedTree] = None
         self.retiring: list[LoadedTree] = []
+        self.callback_faults = CallbackFaults(self.get_logger())
         self.tick_count = 0
         self.running = True
         self.terminated: Optional[str] = None
@@ -553,6 +557,7 @@ class Executive(Node):
             'tick_duration_ms': round(self.tick_duration * 1000.0, 3),
             'tick_mode': self._param('tick_mode'),
             'timing': self.timing.summary(),
+            'callback_errors': self.callback_faults.count,
             'startup': {'imports_s': _rounded(IMPORTED_AT),
                         'first_tick_s': _rounded(self._first_tick_at)},
             'active': active_path(tree.root) if tree else [],
@@ -747,6 +752,37 @@ def make_executor() -> Any:
     return SingleThreadedExecutor()
 
 
+class CallbackFaults:
+    """Log exceptions raised by ROS callbacks (subscriptions, futures, timers, services).
+
+    The executor hands a callback's exception to whoever spins it; the executive logs it and
+    keeps spinning, so one broken callback (a plugin leaf's subscription, say) does not stop
+    the tree or leave goals running. Each distinct error (type and raising line) is logged
+    with its traceback once; repeats are counted, and logged again as one line at 10, 100,
+    1000... occurrences. ``count`` (all of them) is in ~/status as ``callback_errors``.
+    """
+
+    def __init__(self, logger: Any) -> None:
+        self._logger = logger
+        self._seen: dict[tuple[str, str, int], int] = {}
+        self.count = 0
+
+    def report(self, error: BaseException) -> None:
+        """Log ``error`` (just raised by a callback) as described above."""
+        self.count += 1
+        frames = traceback.extract_tb(error.__traceback__)
+        last = frames[-1] if frames else None
+        key = (type(error).__name__, last.filename if last else '', last.lineno if last else 0)
+        times = self._seen[key] = self._seen.get(key, 0) + 1
+        where = f'{key[1]}:{key[2]}' if last else 'unknown'
+        if times == 1:
+            text = ''.join(traceback.format_exception(error)).rstrip()
+            self._logger.error(f'a ROS callback raised {key[0]}: {error} at {where}; the '
+                               f'executive keeps running (logged once)\n{text}')
+        elif math.log10(times).is_integer():
+            self._logger.error(f'a ROS callback raised {key[0]} at {where} {times} times')
+
+
 class SignalWaker:
     """Wake the executor when a signal arrives, so the main loop can block in spin_once.
 
@@ -828,7 +864,12 @@ def main(args: Optional[list[str]] = None) -> int:
         waker = SignalWaker(executor)
         while rclpy.ok() and not received:
             # a signal wakes this at once (SignalWaker); the timeout is only a safety net
-            executor.spin_once(timeout_sec=1.0)
+            try:
+                executor.spin_once(timeout_sec=1.0)
+            except ExternalShutdownException:
+                raise
+            except Exception as error:  # a callback raised; the executor carries on
+                executive.callback_faults.report(error)
     except ExternalShutdownException:
         pass
     finally:

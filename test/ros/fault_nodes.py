@@ -13,8 +13,12 @@ plus:
 ``SlowSetup``
     its ``setup()`` blocks for ``seconds`` (polling, as a leaf waiting for its server
     would), printing ``SETUP_STARTED`` on stdout first; then it succeeds when ticked.
+``RaiseInCallback``
+    subscribes in ``setup()`` to the std_msgs/Int32 ``topic``; the subscription callback
+    raises ``RuntimeError('callback fault <data>')`` for every message; the node runs.
 
-Only Python is needed (no rclpy), so the core tests use them too.
+Only Python is needed (no rclpy) but for ``RaiseInCallback``'s setup, so the core tests use
+them too.
 """
 
 from __future__ import annotations
@@ -96,6 +100,28 @@ class SlowSetup(py_trees.behaviour.Behaviour):
         return Status.SUCCESS
 
 
+class RaiseInCallback(py_trees.behaviour.Behaviour):
+    """Subscribes in setup() to a std_msgs/Int32 topic whose callback always raises."""
+
+    def __init__(self, name: str, topic: str) -> None:
+        super().__init__(name=name)
+        self.topic = topic
+        self.received = 0
+
+    def setup(self, **kwargs: Any) -> None:
+        """Subscribe on the executive's node."""
+        from std_msgs.msg import Int32
+        kwargs['node'].create_subscription(Int32, self.topic, self._on_message, 10)
+
+    def _on_message(self, message: Any) -> None:
+        self.received += 1
+        raise RuntimeError(f'callback fault {message.data}')
+
+    def update(self) -> Status:
+        """Keep running."""
+        return Status.RUNNING
+
+
 def _raise(ctx: Any, name: str, params: Any, children: list) -> Raise:
     return Raise(name, params['message'], params['where'])
 
@@ -106,6 +132,10 @@ def _raising_sequence(ctx: Any, name: str, params: Any, children: list) -> Raisi
 
 def _slow_setup(ctx: Any, name: str, params: Any, children: list) -> SlowSetup:
     return SlowSetup(name, params['seconds'])
+
+
+def _raise_in_callback(ctx: Any, name: str, params: Any, children: list) -> RaiseInCallback:
+    return RaiseInCallback(name, params['topic'])
 
 
 FAULT_TYPES = (
@@ -123,6 +153,9 @@ FAULT_TYPES = (
              params=(Param('seconds', ParamType.FLOAT, 'how long setup blocks',
                            default=60.0, minimum=0.0),),
              factory=_slow_setup, primary='seconds'),
+    NodeType('RaiseInCallback', Category.LEAF, 'its subscription callback raises',
+             params=(Param('topic', ParamType.STRING, 'a std_msgs/Int32 topic'),),
+             factory=_raise_in_callback, primary='topic'),
 )
 
 
