@@ -1,5 +1,8 @@
 """Helpers shared by the test suites: bounded waits, spawned peer processes, peer events.
 
+Also what several suites share besides: the snapshot schema validators, free ports and
+open descriptors, and a few ROS calls (created on a node the caller spins).
+
 Nothing here imports rclpy at module level, so the core (non-ROS) tests can use it too.
 
 Waiting rules for every test in this repository:
@@ -17,19 +20,42 @@ import json
 import os
 import pathlib
 import signal
+import socket
 import subprocess
 import threading
 import time
 from typing import Any, Optional, TypeVar
+
+from bt_executive.snapshot import load_schema
+import jsonschema
 
 T = TypeVar('T')
 
 DEFAULT_TIMEOUT = 10.0
 """Seconds the harness waits for a peer to come up or an answer to arrive by default."""
 
+_SCHEMA = load_schema()
+SNAPSHOT_VALIDATOR = jsonschema.Draft202012Validator(_SCHEMA)
+"""Validates a snapshot (``~/snapshot``, ``SnapshotBuilder.full()``) against the schema."""
+EVENTS_VALIDATOR = jsonschema.Draft202012Validator(
+    {'$ref': '#/$defs/event_batch', '$defs': _SCHEMA['$defs']})
+"""Validates an event batch (``~/events``, ``SnapshotBuilder.events()``)."""
+
+SELECTOR_TREE = """
+    blackboard: {x: 1}
+    trees:
+      Main:
+        Selector root:
+          - Condition blocked: x > 5
+          - Sequence work:
+              - Success ok
+              - Running busy
+    """
+"""A small tree for the snapshot tests: a failed branch and a running one, settled."""
+
 
 def wait_for(predicate: Callable[[], T], timeout: float, message: str, *,
-             interval: float = 0.02) -> T:
+             interval: float = 0.02, pause: Callable[[float], object] = time.sleep) -> T:
     """Poll ``predicate`` until it returns a truthy value, at most ``timeout`` seconds.
 
     Args:
@@ -37,6 +63,8 @@ def wait_for(predicate: Callable[[], T], timeout: float, message: str, *,
         timeout: Seconds to wait at most.
         message: What is awaited, for the error message.
         interval: Seconds between polls.
+        pause: Called with the seconds to wait between two polls (at most ``interval``):
+            a sleep by default, or e.g. a bounded ``spin_once`` of an executor.
 
     Returns:
         The first truthy value returned by ``predicate``.
@@ -52,7 +80,38 @@ def wait_for(predicate: Callable[[], T], timeout: float, message: str, *,
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise AssertionError(f'timed out after {timeout}s waiting for {message}')
-        time.sleep(min(interval, remaining))
+        pause(min(interval, remaining))
+
+
+def wait_on(changed: threading.Condition, find: Callable[[], Optional[T]], timeout: float,
+            failure: Callable[[], str]) -> T:
+    """Wait, holding ``changed``, until ``find()`` returns something other than None.
+
+    ``find`` runs with the condition's lock held, at once and again whenever the
+    condition is notified; it may raise to end the wait early.
+
+    Args:
+        changed: The condition the producer notifies after each change.
+        find: Returns what is awaited, or None while it is not there yet.
+        timeout: Seconds to wait at most.
+        failure: Returns the error message on timeout (called with the lock held).
+
+    Returns:
+        The first result of ``find`` that is not None.
+
+    Raises:
+        AssertionError: ``failure()`` on timeout.
+    """
+    deadline = time.monotonic() + timeout
+    with changed:
+        while True:
+            found = find()
+            if found is not None:
+                return found
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(failure())
+            changed.wait(remaining)
 
 
 def wait_event(event: threading.Event, timeout: float, message: str) -> None:
@@ -182,23 +241,23 @@ class SpawnedProcess:
 
     def _wait(self, matches: Callable[[str], bool], timeout: float, message: str) -> str:
         """Wait on the line condition for the first line for which ``matches`` holds."""
-        deadline = time.monotonic() + timeout
         seen = 0
-        with self._changed:
-            while True:
-                for line in self._lines[seen:]:
-                    if matches(line):
-                        return line
-                seen = len(self._lines)
-                if not self._reader.is_alive():
-                    raise AssertionError(
-                        f'{self.name} exited (status {self._exit_status()}) before '
-                        f'{message}; stderr:\n{self.stderr_text()}')
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise AssertionError(f'timed out after {timeout}s waiting for {message} '
-                                         f'from {self.name}')
-                self._changed.wait(remaining)
+
+        def find() -> Optional[str]:
+            nonlocal seen
+            for line in self._lines[seen:]:
+                if matches(line):
+                    return line
+            seen = len(self._lines)
+            if not self._reader.is_alive():
+                raise AssertionError(
+                    f'{self.name} exited (status {self._exit_status()}) before '
+                    f'{message}; stderr:\n{self.stderr_text()}')
+            return None
+
+        return wait_on(self._changed, find, timeout,
+                       lambda: f'timed out after {timeout}s waiting for {message} '
+                               f'from {self.name}')
 
     def _exit_status(self) -> Optional[int]:
         """Return the exit status once stdout has closed (None if still running after 1 s)."""
@@ -290,20 +349,19 @@ class PeerEvents:
         Raises:
             AssertionError: ``'timed out after {timeout}s waiting for {message}'``.
         """
-        deadline = time.monotonic() + timeout
         seen = 0
-        with self._changed:
-            while True:
-                for event in self._events[seen:]:
-                    if predicate(event):
-                        return event
-                seen = len(self._events)
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise AssertionError(
-                        f'timed out after {timeout}s waiting for {message} on {self.topic}; '
-                        f'got {self._events}')
-                self._changed.wait(remaining)
+
+        def find() -> Optional[dict[str, Any]]:
+            nonlocal seen
+            for event in self._events[seen:]:
+                if predicate(event):
+                    return event
+            seen = len(self._events)
+            return None
+
+        return wait_on(self._changed, find, timeout,
+                       lambda: f'timed out after {timeout}s waiting for {message} on '
+                               f'{self.topic}; got {self._events}')
 
     def wait_for_name(self, name: str, *, timeout: float = DEFAULT_TIMEOUT,
                       **fields: Any) -> dict[str, Any]:
@@ -317,3 +375,97 @@ class PeerEvents:
     def close(self) -> None:
         """Destroy the subscription."""
         self._node.destroy_subscription(self.subscription)
+
+
+def free_port(*, pair: bool = False) -> int:
+    """Return a TCP port free on 127.0.0.1 (and the next one too, for BT.CPP's publisher)."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(('127.0.0.1', 0))
+            port = probe.getsockname()[1]
+        if not pair:
+            return port
+        with socket.socket() as probe:
+            try:
+                probe.bind(('127.0.0.1', port + 1))
+            except OSError:
+                continue
+        return port
+    raise AssertionError('no free port pair found')
+
+
+def listening_possible(port: int) -> bool:
+    """Return True if nothing listens on the port (connections in TIME_WAIT may remain)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(('127.0.0.1', port))
+            probe.listen()
+        except OSError:
+            return False
+    return True
+
+
+def open_descriptors() -> int:
+    """Return how many file descriptors this process has open."""
+    return len(os.listdir('/proc/self/fd'))
+
+
+def recv_all(connection: socket.socket) -> bytes:
+    """Read from ``connection`` until the peer closes it; return everything read."""
+    chunks = []
+    while True:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return b''.join(chunks)
+        chunks.append(chunk)
+
+
+def collect_json(node: Any, topic: str, *, depth: int = 10) -> list[dict[str, Any]]:
+    """Subscribe ``node`` to a latched std_msgs/String topic of JSON (e.g. ~/status).
+
+    Args:
+        node: A node whose executor spins (the messages arrive in its callbacks).
+        topic: The topic.
+        depth: History depth (reliable, transient local: late joiners get the history).
+
+    Returns:
+        The list the subscription appends each parsed message to.
+    """
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from std_msgs.msg import String
+
+    received: list[dict[str, Any]] = []
+    latched = QoSProfile(depth=depth, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    node.create_subscription(String, topic, lambda msg: received.append(json.loads(msg.data)),
+                             latched)
+    return received
+
+
+def set_tree_file(node: Any, namespace: str, tree_file: str,
+                  wait: Callable[[Callable[[], Any], str], Any]) -> Any:
+    """Swap the executive in ``namespace`` to ``tree_file`` through its parameter service.
+
+    The same request as ``ros2 param set <namespace>/bt_executive tree_file <file>``.
+
+    Args:
+        node: A node whose executor spins (it answers the service future).
+        namespace: The executive's namespace (``/name``).
+        tree_file: The new tree file.
+        wait: Bounded wait, called as ``wait(predicate, message)``: for the service and
+            for its answer.
+
+    Returns:
+        The SetParametersResult (``successful``, ``reason``).
+    """
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.parameter import Parameter
+
+    client = node.create_client(SetParameters, f'{namespace}/bt_executive/set_parameters')
+    wait(client.service_is_ready, 'the parameter service')
+    request = SetParameters.Request(
+        parameters=[Parameter('tree_file', value=tree_file).to_parameter_msg()])
+    future = client.call_async(request)
+    wait(future.done, 'the parameter change')
+    return future.result().results[0]

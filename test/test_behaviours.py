@@ -217,22 +217,6 @@ def test_py_trees_selector_with_memory_skips_higher_priority() -> None:
     assert high.updates == 1 and low.status == R
 
 
-@pytest.mark.parametrize('composite', [
-    lambda c: Sequence('seq', memory=True, children=c),
-    lambda c: Selector('sel', memory=False, children=c),
-    lambda c: Parallel('par', ParallelPolicy.SuccessOnAll(), children=c),
-])
-def test_py_trees_composite_stop_invalidates_running(
-    composite: Callable[[list[Behaviour]], Behaviour],
-) -> None:
-    probe = Probe('p', R)
-    node = composite([probe])
-    assert tick(node) == R
-    node.stop(INVALID)
-    assert node.status == INVALID
-    assert_aborted(probe)
-
-
 def test_py_trees_parallel_success_on_one_stops_running_siblings() -> None:
     slow = Probe('slow', R)
     par = Parallel('par', ParallelPolicy.SuccessOnOne(), children=[slow, queue('q', R, S)])
@@ -279,30 +263,21 @@ def test_py_trees_status_decorators(
     assert tick(decorator(name='d', child=LEAF[child]('c'))) == expected
 
 
-@pytest.mark.parametrize('statuses, num_success, expected', [
-    ((S,), 3, [R, R, S]),
-    ((S, F), 3, [R, F]),
-    ((R, S, R, S), 2, [R, R, R, S]),
-])
-def test_py_trees_repeat(
-    statuses: tuple[Status, ...], num_success: int, expected: list[Status],
-) -> None:
-    node = Repeat('repeat', child=queue('q', *statuses, eventually=statuses[-1]),
-                  num_success=num_success)
-    assert trace(node, len(expected)) == expected
-
-
-@pytest.mark.parametrize('statuses, num_failures, expected', [
+@pytest.mark.parametrize('decorate, statuses, expected', [
+    (lambda c: Repeat('repeat', child=c, num_success=3), (S,), [R, R, S]),
+    (lambda c: Repeat('repeat', child=c, num_success=3), (S, F), [R, F]),
+    (lambda c: Repeat('repeat', child=c, num_success=2), (R, S, R, S), [R, R, R, S]),
     # num_failures is the number of attempts: the third failure fails
-    ((F,), 3, [R, R, F]),
-    ((F, S), 3, [R, S]),
-    ((R, F, R, S), 2, [R, R, R, S]),
+    (lambda c: Retry('retry', child=c, num_failures=3), (F,), [R, R, F]),
+    (lambda c: Retry('retry', child=c, num_failures=3), (F, S), [R, S]),
+    (lambda c: Retry('retry', child=c, num_failures=2), (R, F, R, S), [R, R, R, S]),
 ])
-def test_py_trees_retry(
-    statuses: tuple[Status, ...], num_failures: int, expected: list[Status],
+def test_py_trees_repeat_and_retry(
+    decorate: Callable[[Behaviour], Behaviour],
+    statuses: tuple[Status, ...],
+    expected: list[Status],
 ) -> None:
-    node = Retry('retry', child=queue('q', *statuses, eventually=statuses[-1]),
-                 num_failures=num_failures)
+    node = decorate(queue('q', *statuses, eventually=statuses[-1]))
     assert trace(node, len(expected)) == expected
 
 
@@ -387,22 +362,6 @@ def test_race_restarts_all_children_on_a_new_run() -> None:
     assert loser.initialised == 2
 
 
-def test_race_stop_invalidates_running_children() -> None:
-    a, b = Probe('a', R), Probe('b', R)
-    race = Race('race', children=[a, b])
-    assert tick(race) == R
-    race.stop(INVALID)
-    assert race.status == INVALID
-    assert_aborted(a)
-    assert_aborted(b)
-
-
-def test_race_without_children_fails() -> None:
-    race = Race('race')
-    assert tick(race) == F
-    assert race.feedback_message == 'no children'
-
-
 ##############################################################################
 # Marathon
 ##############################################################################
@@ -442,10 +401,6 @@ def test_marathon_restart_and_stop() -> None:
     assert probe.initialised == 2
     marathon.stop(INVALID)
     assert_aborted(probe)
-
-
-def test_marathon_without_children_succeeds() -> None:
-    assert tick(Marathon('m')) == S
 
 
 ##############################################################################
@@ -489,14 +444,6 @@ def test_active_selector_failure_and_restart() -> None:
     high.result = S
     assert tick(node) == S
     assert high.initialised == 2
-
-
-def test_active_selector_stop_invalidates_running_child() -> None:
-    probe = Probe('p', R)
-    node = ActiveSelector('a', children=[Failure(name='f'), probe])
-    tick(node)
-    node.stop(INVALID)
-    assert_aborted(probe)
 
 
 ##############################################################################
@@ -583,20 +530,6 @@ def test_random_selector_weights_checked_again_when_children_are_added() -> None
         tick(node)
 
 
-def test_random_selector_stop_invalidates_running_child() -> None:
-    probe = Probe('p', R)
-    node = RandomSelector('r', children=[probe], seed=0)
-    assert tick(node) == R
-    node.stop(INVALID)
-    assert_aborted(probe)
-
-
-def test_random_selector_without_children_fails() -> None:
-    node = RandomSelector('r')
-    assert tick(node) == F
-    assert node.feedback_message == 'no children'
-
-
 def test_random_sequence_runs_all_children_in_a_seeded_order() -> None:
     ran: list[str] = []
 
@@ -633,14 +566,6 @@ def test_random_sequence_failure_and_memory() -> None:
     running.result = F
     assert tick(node) == F
     assert node.feedback_message.startswith("'running' failed")
-
-
-def test_random_sequence_stop_invalidates_running_child() -> None:
-    probe = Probe('p', R)
-    node = RandomSequence('r', children=[probe], seed=0)
-    tick(node)
-    node.stop(INVALID)
-    assert_aborted(probe)
 
 
 ##############################################################################
@@ -692,15 +617,6 @@ def test_monitor_actions_have_memory_and_restart_on_a_new_run() -> None:
     assert tick(node) == S
     assert tick(node) == S
     assert first.initialised == 2
-
-
-def test_monitor_stop_invalidates_running_children() -> None:
-    condition, action = Probe('c', R), Probe('a', R)
-    node = Monitor('m', children=[condition, action], num_conditions=1)
-    tick(node)
-    node.stop(INVALID)
-    assert_aborted(condition)
-    assert_aborted(action)
 
 
 @pytest.mark.parametrize('num_conditions', [-1, 3])
@@ -792,14 +708,6 @@ def test_if_then_else_waits_for_a_running_condition() -> None:
     assert tick(node) == R
     assert then.updates == 0
     assert tick(node) == S
-
-
-def test_if_then_else_stop_invalidates_running_branch() -> None:
-    then = Probe('then', R)
-    node = IfThenElse('if', children=[Success(name='c'), then])
-    tick(node)
-    node.stop(INVALID)
-    assert_aborted(then)
 
 
 @pytest.mark.parametrize('count', [1, 4])
@@ -901,15 +809,6 @@ def test_until_success_restarts_child_and_resets_per_run() -> None:
     assert trace(node, 2) == [R, F]
     assert probe.initialised == 2
     assert trace(node, 2) == [R, F]  # a new run gets new attempts
-
-
-@pytest.mark.parametrize('decorator', [UntilSuccess, UntilFailure])
-def test_until_stop_invalidates_running_child(decorator: Callable[..., Behaviour]) -> None:
-    probe = Probe('p', R)
-    node = decorator('u', probe)
-    tick(node)
-    node.stop(INVALID)
-    assert_aborted(probe)
 
 
 @pytest.mark.parametrize('max_attempts', [0, -1, 1.5])
@@ -1070,14 +969,6 @@ def test_timeout_passes_results_and_restarts() -> None:
     assert node.feedback_message == "'q' failed"
 
 
-def test_timeout_stop_aborts_child() -> None:
-    probe = Probe('p', R)
-    node = Timeout('t', probe, seconds=1.0, clock=FakeClock())
-    tick(node)
-    node.stop(INVALID)
-    assert_aborted(probe)
-
-
 def test_wait_counts_down() -> None:
     clock = FakeClock()
     node = Wait('w', seconds=2.0, clock=clock)
@@ -1228,3 +1119,46 @@ def test_failure_has_feedback(make: Callable[[], Behaviour]) -> None:
     node = make()
     assert tick(node) == F
     assert node.feedback_message
+
+
+##############################################################################
+# Every composite and decorator stops its running children
+##############################################################################
+
+
+@pytest.mark.parametrize('make, running', [
+    (lambda c: Sequence('seq', memory=True, children=c), 1),
+    (lambda c: Selector('sel', memory=False, children=c), 1),
+    (lambda c: Parallel('par', ParallelPolicy.SuccessOnAll(), children=c), 1),
+    (lambda c: Race('race', children=c), 2),
+    (lambda c: ActiveSelector('a', children=[Failure(name='f'), *c]), 1),
+    (lambda c: RandomSelector('r', children=c, seed=0), 1),
+    (lambda c: RandomSequence('r', children=c, seed=0), 1),
+    (lambda c: Monitor('m', children=c, num_conditions=1), 2),  # condition and action
+    (lambda c: IfThenElse('if', children=[Success(name='c'), *c]), 1),  # the then branch
+    (lambda c: UntilSuccess('u', *c), 1),
+    (lambda c: UntilFailure('u', *c), 1),
+    (lambda c: Timeout('t', *c, seconds=1.0, clock=FakeClock()), 1),
+])
+def test_stop_invalidates_running_children(
+    make: Callable[[list[Behaviour]], Behaviour], running: int,
+) -> None:
+    probes = [Probe(name, R) for name in 'ab'[:running]]
+    node = make(list(probes))
+    assert tick(node) == R
+    node.stop(INVALID)
+    assert node.status == INVALID
+    for probe in probes:
+        assert_aborted(probe)
+
+
+@pytest.mark.parametrize('make, expected, feedback', [
+    (lambda: Race('race'), F, 'no children'),
+    (lambda: RandomSelector('r'), F, 'no children'),
+    (lambda: Marathon('m'), S, 'all 0 children finished (0 failed)'),
+])
+def test_without_children(make: Callable[[], Behaviour], expected: Status,
+                          feedback: str) -> None:
+    node = make()
+    assert tick(node) == expected
+    assert node.feedback_message == feedback

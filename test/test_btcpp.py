@@ -275,21 +275,16 @@ def test_export_of_one_tree_takes_the_trees_it_calls():
         btcpp.export_xml(document, tree_name='Nope')
 
 
-def test_a_tree_parameter_called_name_is_reported():
-    document = load_text("""
+@pytest.mark.parametrize('text, message', [
+    ("""
         main: Main
         trees:
           Main: {Subtree: {tree: Greet, name: Bob}}
           Greet:
             params: {name: null}
             root: {Log: $name}
-        """)
-    with pytest.raises(TreeError, match="argument 'name' cannot be a BT.CPP port"):
-        btcpp.export_xml(document)
-
-
-def test_a_subtree_calling_a_tree_parameter_is_reported():
-    document = load_text("""
+        """, "argument 'name' cannot be a BT.CPP port"),
+    ("""
         main: Main
         trees:
           Main: {Subtree: {tree: Pick, which: Leaf}}
@@ -297,9 +292,11 @@ def test_a_subtree_calling_a_tree_parameter_is_reported():
             params: {which: null}
             root: {Subtree: $which}
           Leaf: Success
-        """)
-    with pytest.raises(TreeError, match='t.yaml:7:12: Pick/Subtree: a Subtree whose tree is '
-                                        'a parameter cannot be written'):
+        """, 't.yaml:7:12: Pick/Subtree: a Subtree whose tree is a parameter cannot be written'),
+], ids=['a tree parameter called name', 'a subtree calling a tree parameter'])
+def test_tree_parameters_bt_cpp_cannot_express_are_reported(text, message):
+    document = load_text(text)
+    with pytest.raises(TreeError, match=message):
         btcpp.export_xml(document)
 
 

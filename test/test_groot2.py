@@ -13,7 +13,6 @@ import dataclasses
 import json
 import os
 import pathlib
-import socket
 import subprocess
 import sys
 import textwrap
@@ -27,7 +26,7 @@ from bt_executive.builder import apply_blackboard_defaults, build
 from bt_executive.loader import Loader
 from bt_executive.nodes import default_registry
 from btview import client as btview_client
-from helpers import wait_for
+from helpers import free_port, listening_possible, open_descriptors, wait_for
 import msgpack
 import py_trees
 from py_trees.common import Status
@@ -147,23 +146,6 @@ OTHER_TREE = """
 
 # ---- helpers ------------------------------------------------------------------------------
 
-def free_port(*, pair: bool = False) -> int:
-    """Return a TCP port free on 127.0.0.1 (and the next one too, for BT.CPP's publisher)."""
-    for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind(('127.0.0.1', 0))
-            port = probe.getsockname()[1]
-        if not pair:
-            return port
-        with socket.socket() as probe:
-            try:
-                probe.bind(('127.0.0.1', port + 1))
-            except OSError:
-                continue
-        return port
-    raise AssertionError('no free port pair found')
-
-
 def ask(port: int, *frames: bytes, timeout: float = TIMEOUT) -> list[bytes]:
     """Send one request on a fresh REQ socket and return the reply frames."""
     context = zmq.Context.instance()
@@ -258,22 +240,6 @@ def both(request: pytest.FixtureRequest) -> Iterator[tuple[Ours, Theirs]]:
     yield served, theirs
     served.server.close()
     del theirs.publisher  # joins BT.CPP's server thread
-
-
-def listening_possible(port: int) -> bool:
-    """Return True if nothing listens on the port (connections in TIME_WAIT may remain)."""
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(('127.0.0.1', port))
-            probe.listen()
-        except OSError:
-            return False
-    return True
-
-
-def fd_count() -> int:
-    return len(os.listdir('/proc/self/fd'))
 
 
 def thread_count() -> int:
@@ -629,7 +595,7 @@ def test_a_port_in_use_is_a_clear_error(ours):
 def test_many_clients_do_not_leak(ours):
     context = zmq.Context.instance()
     ask(ours.port, header('S'))  # the shared client context is up
-    fds, threads = fd_count(), thread_count()
+    fds, threads = open_descriptors(), thread_count()
     for round_ in range(4):
         clients = []
         for index in range(50):
@@ -643,8 +609,8 @@ def test_many_clients_do_not_leak(ours):
                 assert client.poll(int(TIMEOUT * 1000)), f'client {index} got no reply'
                 assert client.recv_multipart()[0][:6] == header('S', index)
             client.close(linger=0)
-    wait_for(lambda: fd_count() <= fds + 2, TIMEOUT,
-             f'file descriptors to drop back to {fds} (now {fd_count()})')
+    wait_for(lambda: open_descriptors() <= fds + 2, TIMEOUT,
+             f'file descriptors to drop back to {fds} (now {open_descriptors()})')
     assert thread_count() == threads
     assert ask(ours.port, header('S'))[0][:6] == header('S')
     assert ours.server.requests >= 100

@@ -10,9 +10,9 @@ from typing import Any
 from bt_executive.builder import apply_blackboard_defaults, build
 from bt_executive.loader import Loader
 from bt_executive.nodes import default_registry
-from bt_executive.snapshot import (EVENTS_SCHEMA, failure_reason, load_schema, SCHEMA,
-                                   SnapshotBuilder, to_json)
+from bt_executive.snapshot import EVENTS_SCHEMA, failure_reason, SCHEMA, SnapshotBuilder, to_json
 from bt_executive.watch import render_frame, strip_ansi
+from helpers import EVENTS_VALIDATOR, SELECTOR_TREE, SNAPSHOT_VALIDATOR
 from hypothesis import given, HealthCheck, settings
 from hypothesis import strategies as st
 import jsonschema
@@ -20,22 +20,6 @@ import py_trees
 from py_trees.common import Status
 import pytest
 import yaml
-
-SCHEMA_DOC = load_schema()
-SNAPSHOT_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA_DOC)
-EVENTS_VALIDATOR = jsonschema.Draft202012Validator(
-    {'$ref': '#/$defs/event_batch', '$defs': SCHEMA_DOC['$defs']})
-
-TREE = """
-    blackboard: {x: 1}
-    trees:
-      Main:
-        Selector root:
-          - Condition blocked: x > 5
-          - Sequence work:
-              - Success ok
-              - Running busy
-    """
 
 
 def load(text: str):
@@ -45,7 +29,7 @@ def load(text: str):
     return document, build(document)
 
 
-def builder_for(text: str = TREE, **options: Any) -> SnapshotBuilder:
+def builder_for(text: str = SELECTOR_TREE, **options: Any) -> SnapshotBuilder:
     document, root = load(text)
     options.setdefault('document', document)
     return SnapshotBuilder(root, tree_name='Main', source_file='t.yaml',
@@ -280,8 +264,8 @@ def test_the_schema_rejects_what_it_should():
     broken = dict(snapshot, state={'Main/root': {'status': 'DONE', 'feedback': ''}})
     with pytest.raises(jsonschema.ValidationError):
         SNAPSHOT_VALIDATOR.validate(broken)
-    jsonschema.Draft202012Validator.check_schema(SCHEMA_DOC)
-    assert EVENTS_SCHEMA in json.dumps(SCHEMA_DOC)
+    jsonschema.Draft202012Validator.check_schema(SNAPSHOT_VALIDATOR.schema)
+    assert EVENTS_SCHEMA in json.dumps(SNAPSHOT_VALIDATOR.schema)
 
 
 ##############################################################################

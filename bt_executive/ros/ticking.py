@@ -199,13 +199,15 @@ class EventTicker:
         """Ask for a tick soon (from any callback; cheap, coalescing)."""
         if self._heartbeat is None:  # destroyed
             return
+        executor = self._node.executor
+        if executor is None:
+            # not spinning yet: a due timer ticks on the first spin. Not a wake-up latency
+            # (the wait is the rest of start-up, reported as ``startup``), so not timed
+            self._pace.arm(time.monotonic())
+            return
         if self.requested_at is None:
             self.requested_at = time.monotonic()
         if not self._pending:
-            executor = self._node.executor
-            if executor is None:  # not spinning yet: a due timer ticks on the first spin
-                self._pace.arm(time.monotonic())
-                return
             self._pending = True
             executor.create_task(self._on_request)
 

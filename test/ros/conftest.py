@@ -1,18 +1,20 @@
-"""Fixtures shared by the ROS leaf tests: a private ROS environment and peer servers."""
+"""Fixtures shared by the ROS tests: a private ROS environment, peer servers, executives.
+
+Also the view server fed by a bare hub that the web viewer tests share (no ROS).
+"""
 
 from collections.abc import Callable, Iterator
 import pathlib
+import threading
 from typing import Any
 
+from bt_executive.webview import SnapshotHub, ViewServer
 from executive_host import Host
 from helpers import PeerEvents, SpawnedProcess
 import pytest
-from tree_runner import RosEnv, unique_name
+from tree_runner import DISCOVERY_TIMEOUT, RosEnv, StartPeer, unique_name
 
 PEERS = pathlib.Path(__file__).resolve().parent / 'peers'
-DISCOVERY_TIMEOUT = 15.0
-
-StartPeer = Callable[..., tuple[str, PeerEvents]]
 
 
 @pytest.fixture
@@ -44,6 +46,36 @@ def fibonacci(spawn: Callable[..., SpawnedProcess], env: RosEnv) -> StartPeer:
 def trigger(spawn: Callable[..., SpawnedProcess], env: RosEnv) -> StartPeer:
     """Start a Trigger server in the given mode; return (service name, its events)."""
     return _peer(spawn, env.node, 'trigger_server', 'trigger')
+
+
+@pytest.fixture
+def view_server() -> Iterator[Callable[..., ViewServer]]:
+    """Give a starter of view servers on free loopback ports, each fed by a bare hub.
+
+    ``view_server(max_clients=8, poll_interval=0.1)``: the hub's stream client limit and
+    the serve loop's poll interval. Teardown closes the hub, shuts the server down and
+    asserts that no handler recorded an error.
+    """
+    started: list[tuple[ViewServer, threading.Thread]] = []
+
+    def start(*, max_clients: int, poll_interval: float) -> ViewServer:
+        hub = SnapshotHub(max_clients=max_clients)
+        server = ViewServer(('127.0.0.1', 0), hub, topic='/t/bt_executive/snapshot',
+                            events_topic='/t/bt_executive/events')
+        thread = threading.Thread(target=server.serve_forever,
+                                  kwargs={'poll_interval': poll_interval}, daemon=True)
+        thread.start()
+        started.append((server, thread))
+        return server
+
+    yield start
+    for server, thread in started:
+        server.hub.close()
+        server.shutdown()
+        thread.join(5.0)
+        server.server_close()
+    for server, _ in started:
+        assert not server.errors, server.errors
 
 
 @pytest.fixture

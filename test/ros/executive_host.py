@@ -73,6 +73,12 @@ class Host:
                                      f'status: {self.executive.status()}')
             self.executor.spin_once(timeout_sec=0.02)
 
+    def publisher(self, node: Any, msg_type: Any, topic: str, depth: int = 10) -> Any:
+        """Create a publisher on ``node`` and spin until the executive subscribes to it."""
+        publisher = node.create_publisher(msg_type, topic, depth)
+        self.spin_until(lambda: publisher.get_subscription_count() > 0, 'the feed subscription')
+        return publisher
+
     def set_tree(self, **changes: Any) -> Any:
         """Set parameters through the node (the same path as a ROS parameter request)."""
         from rclpy.parameter import Parameter

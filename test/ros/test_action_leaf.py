@@ -5,31 +5,23 @@ Every test ticks a tree with the real leaves in the test thread, interleaved wit
 server saw through the events it publishes.
 """
 
-from collections.abc import Callable
-import time
 from typing import Any
 
-from helpers import PeerEvents
-import py_trees
 from py_trees.common import Status
 import pytest
-from tree_runner import RosEnv, unique_name
+from tree_runner import (blackboard, DISCOVERY_TIMEOUT, one_leaf_tree, RosEnv, set_blackboard,
+                         StartPeer, unique_name)
 
-DISCOVERY_TIMEOUT = 15.0
 ANSWER_TIMEOUT = 10.0
 # Seconds per step of goals that must stay active for a while: the peer's int32 sequence
 # overflows (and the goal aborts) after 46 steps, i.e. after 9 s at this period.
 SLOW_PERIOD = '0.2'
 
-StartServer = Callable[..., tuple[str, PeerEvents]]
-
 
 def action_tree(server: str, **params: Any) -> str:
     """Return a one-leaf tree calling the Fibonacci action on ``server``."""
-    fields = {'type': 'test_msgs/action/Fibonacci', 'server': server,
-              'server_timeout': DISCOVERY_TIMEOUT, **params}
-    text = ', '.join(f'{key}: {value}' for key, value in fields.items())
-    return f'trees:\n  Main:\n    Action fib: {{{text}}}\n'
+    return one_leaf_tree('Action fib', {'type': 'test_msgs/action/Fibonacci', 'server': server,
+                                        'server_timeout': DISCOVERY_TIMEOUT, **params})
 
 
 PREEMPTABLE = """
@@ -43,19 +35,9 @@ trees:
 """
 
 
-def blackboard(key: str) -> Any:
-    """Return a root blackboard value."""
-    return py_trees.blackboard.Blackboard.get('/' + key)
-
-
-def set_blackboard(key: str, value: Any) -> None:
-    """Write a root blackboard value."""
-    py_trees.blackboard.Blackboard.set('/' + key, value)
-
-
 @pytest.mark.ros
 def test_goal_from_blackboard_succeeds_with_result_and_feedback(
-        fibonacci: StartServer, env: RosEnv) -> None:
+        fibonacci: StartPeer, env: RosEnv) -> None:
     from test_msgs.action import Fibonacci
 
     server, events = fibonacci('succeed', '--period', '0.05')
@@ -83,15 +65,13 @@ def test_goal_from_blackboard_succeeds_with_result_and_feedback(
 def test_absent_server_fails_after_server_timeout(env: RosEnv) -> None:
     server = unique_name('nobody')
     runner = env.run(action_tree(server, server_timeout=0.5))
-    started = time.monotonic()
-    reason = runner.tick_until_status(Status.FAILURE, 5.0)
-    elapsed = time.monotonic() - started
+    reason, elapsed = runner.timed_until_status(Status.FAILURE, 5.0)
     assert reason == f"action server '/{server}' not available after 0.5 s"
     assert 0.5 <= elapsed < 1.5
 
 
 @pytest.mark.ros
-def test_rejected_goal_fails(fibonacci: StartServer, env: RosEnv) -> None:
+def test_rejected_goal_fails(fibonacci: StartPeer, env: RosEnv) -> None:
     server, events = fibonacci('reject')
     runner = env.run(action_tree(server, goal='{order: 4}'))
     reason = runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
@@ -101,7 +81,7 @@ def test_rejected_goal_fails(fibonacci: StartServer, env: RosEnv) -> None:
 
 
 @pytest.mark.ros
-def test_aborted_goal_fails(fibonacci: StartServer, env: RosEnv) -> None:
+def test_aborted_goal_fails(fibonacci: StartPeer, env: RosEnv) -> None:
     server, events = fibonacci('abort')
     runner = env.run(action_tree(server, goal='{order: 4}', result_key='result'))
     assert runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT) == 'goal aborted'
@@ -110,7 +90,7 @@ def test_aborted_goal_fails(fibonacci: StartServer, env: RosEnv) -> None:
 
 
 @pytest.mark.ros
-def test_result_timeout_cancels_the_goal(fibonacci: StartServer, env: RosEnv) -> None:
+def test_result_timeout_cancels_the_goal(fibonacci: StartPeer, env: RosEnv) -> None:
     server, events = fibonacci('slow', '--period', SLOW_PERIOD)
     runner = env.run(action_tree(server, goal='{order: 3}', timeout=0.5))
     reason = runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
@@ -125,7 +105,7 @@ def test_result_timeout_cancels_the_goal(fibonacci: StartServer, env: RosEnv) ->
 
 
 @pytest.mark.ros
-def test_preemption_cancels_the_running_goal(fibonacci: StartServer, env: RosEnv) -> None:
+def test_preemption_cancels_the_running_goal(fibonacci: StartPeer, env: RosEnv) -> None:
     server, events = fibonacci('slow', '--period', SLOW_PERIOD)
     runner = env.run(PREEMPTABLE.format(server=server, order=3))
     leaf = runner.leaf('fib')
@@ -150,7 +130,7 @@ def test_preemption_cancels_the_running_goal(fibonacci: StartServer, env: RosEnv
 
 @pytest.mark.ros
 def test_preemption_before_the_goal_response_cancels_once_accepted(
-        fibonacci: StartServer, env: RosEnv) -> None:
+        fibonacci: StartPeer, env: RosEnv) -> None:
     server, events = fibonacci('delay_accept', '--accept-delay', '1.0',
                                '--period', SLOW_PERIOD)
     runner = env.run(PREEMPTABLE.format(server=server, order=40))
@@ -175,7 +155,7 @@ def test_preemption_before_the_goal_response_cancels_once_accepted(
 
 @pytest.mark.ros
 def test_callbacks_of_a_preempted_run_do_not_affect_the_next_run(
-        fibonacci: StartServer, env: RosEnv) -> None:
+        fibonacci: StartPeer, env: RosEnv) -> None:
     server, events = fibonacci('slow', '--period', SLOW_PERIOD)
     runner = env.run(PREEMPTABLE.format(server=server, order=3))
     leaf = runner.leaf('fib')

@@ -6,7 +6,6 @@ subprocesses; the SIGTERM test runs the executive itself as a subprocess.
 """
 
 from collections.abc import Callable
-import json
 import pathlib
 import signal
 import time
@@ -14,7 +13,7 @@ from typing import Any
 import uuid
 
 from executive_host import Host, write_tree
-from helpers import PeerEvents, SpawnedProcess
+from helpers import collect_json, PeerEvents, SpawnedProcess
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -51,9 +50,6 @@ ACTION_TREE = """
 
 
 def test_ticks_and_publishes_latched_status(host, tmp_path, ros_node):
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-    from std_msgs.msg import String
-
     tree = write_tree(tmp_path, 't.yaml', """
         blackboard: {done: false}
         trees:
@@ -66,11 +62,7 @@ def test_ticks_and_publishes_latched_status(host, tmp_path, ros_node):
     ex.spin_until(lambda: ex.executive.last_status.name == 'SUCCESS', 'the tree to succeed')
     assert ex.executive.tick_count >= 4
     # a late subscriber still gets the current status at once (latched QoS)
-    received = []
-    qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
-    ros_node.create_subscription(String, f'{ex.namespace}/bt_executive/status',
-                                 lambda msg: received.append(json.loads(msg.data)), qos)
+    received = collect_json(ros_node, f'{ex.namespace}/bt_executive/status', depth=1)
     ex.spin_until(lambda: received, 'a latched status message')
     assert received[-1]['tree'] == 'Main'
     assert received[-1]['file'] == tree
@@ -167,8 +159,7 @@ def test_subscription_feed_and_stale_data(host, tmp_path, ros_node):
               - Condition level: level > 0.5
         """)
     ex = host(tree, tick_rate=100.0)
-    publisher = ros_node.create_publisher(BatteryState, topic, 10)
-    ex.spin_until(lambda: publisher.get_subscription_count() > 0, 'the feed subscription')
+    publisher = ex.publisher(ros_node, BatteryState, topic)
     publisher.publish(BatteryState(percentage=0.8))
     ex.spin_until(lambda: ex.executive.last_status.name == 'SUCCESS', 'fresh data to pass')
     ex.spin_until(lambda: 'stale' in ex.executive.last_failure, 'the data to go stale',

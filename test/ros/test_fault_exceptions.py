@@ -6,7 +6,6 @@ whose stderr is read to count the log lines.
 """
 
 from collections.abc import Callable
-import json
 import pathlib
 import signal
 from typing import Any
@@ -17,7 +16,7 @@ from bt_executive.loader import Loader
 from bt_executive.snapshot import failure_reason
 from executive_host import write_tree
 from fault_nodes import core_registry, fault_registry
-from helpers import SpawnedProcess, wait_for
+from helpers import collect_json, SpawnedProcess, wait_for
 import py_trees
 from py_trees.common import Status
 import pytest
@@ -186,9 +185,6 @@ def test_the_executive_keeps_ticking_and_reports_the_exception(host, tmp_path):
 @pytest.mark.slow
 def test_the_executive_process_logs_the_traceback_once_and_keeps_running(
         spawn: Callable[..., SpawnedProcess], tmp_path, ros_node: Any):
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-    from std_msgs.msg import String
-
     tree = write_tree(tmp_path, 't.yaml', """
         trees:
           Main:
@@ -199,11 +195,7 @@ def test_the_executive_process_logs_the_traceback_once_and_keeps_running(
               - Running keep going
         """)
     namespace = f'/fault_{uuid.uuid4().hex[:8]}'
-    statuses: list[dict[str, Any]] = []
-    latched = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-    ros_node.create_subscription(String, f'{namespace}/bt_executive/status',
-                                 lambda msg: statuses.append(json.loads(msg.data)), latched)
+    statuses = collect_json(ros_node, f'{namespace}/bt_executive/status')
     executive = spawn(FAULT_EXECUTIVE, '--ros-args', '-r', f'__ns:={namespace}',
                       '-p', f'tree_file:={tree}', '-p', 'tick_rate:=50.0',
                       '-p', 'status_period:=0.1')

@@ -9,7 +9,6 @@ the machine is shared), keep seeing fresh values, and not grow its resident memo
 """
 
 from collections.abc import Callable
-import json
 import pathlib
 import time
 from typing import Any
@@ -17,7 +16,7 @@ import uuid
 
 from conftest import PEERS
 from executive_host import write_tree
-from helpers import SpawnedProcess, wait_for
+from helpers import collect_json, SpawnedProcess, wait_for
 import pytest
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -48,9 +47,6 @@ def rss(pid: int) -> int:
 def test_a_1khz_topic_does_not_starve_the_tick_or_grow_memory(
         mode: str, parameters: tuple[str, ...], expected_rate: float,
         spawn: Callable[..., SpawnedProcess], tmp_path: pathlib.Path, ros_node: Any) -> None:
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-    from std_msgs.msg import String
-
     topic = f'/flood_{uuid.uuid4().hex[:8]}'
     namespace = f'/ex_{uuid.uuid4().hex[:8]}'
     tree = write_tree(tmp_path, 'flood.yaml', f"""
@@ -67,11 +63,7 @@ def test_a_1khz_topic_does_not_starve_the_tick_or_grow_memory(
                                         expr: msg.data > 0}}
               - Running busy
         """)
-    statuses: list[dict[str, Any]] = []
-    latched = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-    ros_node.create_subscription(String, f'{namespace}/bt_executive/status',
-                                 lambda msg: statuses.append(json.loads(msg.data)), latched)
+    statuses = collect_json(ros_node, f'{namespace}/bt_executive/status')
     executive = spawn(EXECUTIVE, '--ros-args', '-r', f'__ns:={namespace}',
                       '-p', f'tree_file:={tree}', '-p', 'status_period:=0.2',
                       '-p', 'status_keys:=[seq]', *parameters)

@@ -18,7 +18,7 @@ import uuid
 
 from conftest import PEERS
 from executive_host import write_tree
-from helpers import PeerEvents, SpawnedProcess, wait_for
+from helpers import PeerEvents, set_tree_file, SpawnedProcess, wait_for
 import pytest
 from test_patrol import CONFIG, PatrolRun, TIMEOUT as PATROL_TIMEOUT
 
@@ -86,9 +86,6 @@ def test_a_signal_during_setup_ends_the_start_at_once_without_a_goal(
 
 @pytest.mark.parametrize('signum', SIGNALS, ids=lambda s: signal.Signals(s).name)
 def test_a_signal_right_after_a_swap_leaves_no_goal_active(signum, spawn, tmp_path, ros_node):
-    from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
-    from rcl_interfaces.srv import SetParameters
-
     # the old goal's cancel stays unacknowledged for 1 s: the signal comes before it
     server, events = fibonacci(spawn, ros_node, '--period', '0.2', '--cancel-delay', '1.0')
     first = write_tree(tmp_path, 'a.yaml', action_tree(server, 5))
@@ -97,14 +94,10 @@ def test_a_signal_right_after_a_swap_leaves_no_goal_active(signum, spawn, tmp_pa
     executive = spawn(EXECUTIVE, '--ros-args', '-p', f'tree_file:={first}',
                       '-r', f'__ns:={namespace}')
     accepted = events.wait_for_name('goal_accepted', order=5, timeout=TIMEOUT)
-    client = ros_node.create_client(SetParameters, f'{namespace}/bt_executive/set_parameters')
-    wait_for(client.service_is_ready, TIMEOUT, 'the parameter service')
-    value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=second)
-    future = client.call_async(SetParameters.Request(
-        parameters=[ParameterMsg(name='tree_file', value=value)]))
-    wait_for(future.done, TIMEOUT, 'the swap')
+    result = set_tree_file(ros_node, namespace, second,
+                           lambda done, message: wait_for(done, TIMEOUT, message))
     executive.popen.send_signal(signum)
-    assert future.result().results[0].successful
+    assert result.successful
     assert executive.popen.wait(TIMEOUT) == 128 + signum, executive.stderr_text()
     exited_at = time.time()
     cancelled = events.wait_for_name('cancel_accepted', goal_id=accepted['goal_id'],
@@ -139,22 +132,12 @@ def test_a_signal_mid_navigation_leaves_the_robot_stationary(signum, patrol):
     assert any(status == 5 for _, status in run.goals), 'the goal was cancelled'
 
 
-def test_sigterm_right_after_a_patrol_swap_leaves_the_robot_stationary(patrol, ros_node):
-    from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
-    from rcl_interfaces.srv import SetParameters
-
+def test_sigterm_right_after_a_patrol_swap_leaves_the_robot_stationary(patrol):
     run = patrol()
     run.wait(lambda: run.state.get('speed', 0) > 0.2, 'a navigation')
-    client = ros_node.create_client(SetParameters,
-                                    f'{run.namespace}/bt_executive/set_parameters')
-    run.wait(client.service_is_ready, 'the parameter service')
-    value = ParameterValue(type=ParameterType.PARAMETER_STRING,
-                           string_value=str(CONFIG / 'patrol_reverse.yaml'))
-    future = client.call_async(SetParameters.Request(
-        parameters=[ParameterMsg(name='tree_file', value=value)]))
-    run.wait(future.done, 'the parameter change')
+    result = run.set_tree_file(CONFIG / 'patrol_reverse.yaml')
     run.executive.popen.send_signal(signal.SIGTERM)
-    assert future.result().results[0].successful
+    assert result.successful
     assert run.executive.popen.wait(PATROL_TIMEOUT) == 128 + signal.SIGTERM
     stationary(run)
     statuses = [json.dumps(status) for status in run.statuses[-1:]]

@@ -8,14 +8,14 @@ sit idle, and checks that the server's threads and open file descriptors come ba
 where they were and that it still answers.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable
 import os
 import socket
 import struct
 import threading
 
-from bt_executive.webview import SnapshotHub, ViewServer
-from helpers import wait_for
+from bt_executive.webview import ViewServer
+from helpers import open_descriptors, recv_all, wait_for
 import pytest
 
 ROUNDS = 4
@@ -24,39 +24,13 @@ TIMEOUT = 20.0
 
 
 @pytest.fixture
-def server() -> Iterator[ViewServer]:
+def server(view_server: Callable[..., ViewServer]) -> ViewServer:
     """Run a view server on a free loopback port, fed by a bare hub (no ROS)."""
-    hub = SnapshotHub(max_clients=4)
-    started = ViewServer(('127.0.0.1', 0), hub, topic='/t/bt_executive/snapshot',
-                         events_topic='/t/bt_executive/events')
-    thread = threading.Thread(target=started.serve_forever, kwargs={'poll_interval': 0.05},
-                              daemon=True)
-    thread.start()
-    try:
-        yield started
-    finally:
-        hub.close()
-        started.shutdown()
-        thread.join(5.0)
-        started.server_close()
-    assert not started.errors, started.errors
-
-
-def open_descriptors() -> int:
-    return len(os.listdir('/proc/self/fd'))
+    return view_server(max_clients=4, poll_interval=0.05)
 
 
 def connect(port: int) -> socket.socket:
     return socket.create_connection(('127.0.0.1', port), timeout=5.0)
-
-
-def read_all(connection: socket.socket) -> bytes:
-    chunks = []
-    while True:
-        chunk = connection.recv(65536)
-        if not chunk:
-            return b''.join(chunks)
-        chunks.append(chunk)
 
 
 def rude_client(port: int, kind: int) -> None:
@@ -65,7 +39,7 @@ def rude_client(port: int, kind: int) -> None:
     try:
         if kind == 0:
             connection.sendall(b'GET /snapshot HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
-            assert read_all(connection).startswith(b'HTTP/1.')
+            assert recv_all(connection).startswith(b'HTTP/1.')
         elif kind == 1:
             pass  # connect and leave
         elif kind == 2:
@@ -100,5 +74,5 @@ def test_many_rude_clients_leave_no_threads_or_descriptors_behind(server: ViewSe
              f'the descriptors to be closed ({open_descriptors()} > {descriptors})')
     connection = connect(port)
     connection.sendall(b'GET / HTTP/1.0\r\n\r\n')
-    assert read_all(connection).startswith(b'HTTP/1.0 200 ')
+    assert recv_all(connection).startswith(b'HTTP/1.0 200 ')
     connection.close()

@@ -15,7 +15,7 @@ import threading
 
 from btview import client as btview_client
 from executive_host import write_tree
-from helpers import wait_for
+from helpers import free_port, listening_possible, wait_for
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -38,24 +38,6 @@ SECOND = """
           - Failure nope
           - Running busy
     """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(('127.0.0.1', 0))
-        return probe.getsockname()[1]
-
-
-def listening_possible(port: int) -> bool:
-    """Return True if nothing listens on the port (connections in TIME_WAIT may remain)."""
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(('127.0.0.1', port))
-            probe.listen()
-        except OSError:
-            return False
-    return True
 
 
 def groot2_threads() -> list[threading.Thread]:

@@ -13,7 +13,7 @@ import signal
 from typing import Any, Optional
 import uuid
 
-from helpers import SpawnedProcess, wait_for
+from helpers import set_tree_file, SpawnedProcess, wait_for
 import pytest
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -111,6 +111,10 @@ class PatrolRun:
                 seen.append(target)
         return seen
 
+    def set_tree_file(self, tree_file: pathlib.Path) -> Any:
+        """Swap the executive's tree through its parameter service; return the result."""
+        return set_tree_file(self.node, self.namespace, str(tree_file), self.wait)
+
     def set_estop(self, engaged: bool) -> None:
         from std_msgs.msg import Bool
         self.wait(lambda: self.estop_publisher.get_subscription_count() >= 2,
@@ -161,23 +165,13 @@ def test_emergency_stop_halts_at_once_and_patrol_resumes(patrol):
     assert stopped['time'] <= run.state['time']
 
 
-def test_swapping_the_tree_mid_run_cancels_the_goal_and_the_new_tree_drives(patrol, ros_node):
-    from rcl_interfaces.msg import Parameter as ParameterMsg, ParameterType, ParameterValue
-    from rcl_interfaces.srv import SetParameters
-
+def test_swapping_the_tree_mid_run_cancels_the_goal_and_the_new_tree_drives(patrol):
     run = patrol()
     run.wait(lambda: run.state.get('speed', 0) > 0.2, 'a navigation')
     cancelled = run.state['results'].get('canceled', 0)
     seen = len(run.targets())
-    client = ros_node.create_client(SetParameters,
-                                    f'{run.namespace}/bt_executive/set_parameters')
-    run.wait(client.service_is_ready, 'the parameter service')
-    value = ParameterValue(type=ParameterType.PARAMETER_STRING,
-                           string_value=str(CONFIG / 'patrol_reverse.yaml'))
-    future = client.call_async(SetParameters.Request(
-        parameters=[ParameterMsg(name='tree_file', value=value)]))
-    run.wait(future.done, 'the parameter change')
-    assert future.result().results[0].successful, future.result().results[0].reason
+    result = run.set_tree_file(CONFIG / 'patrol_reverse.yaml')
+    assert result.successful, result.reason
     run.wait(lambda: run.status.get('file', '').endswith('patrol_reverse.yaml'),
              'the new tree to run')
     # the old goal ends (cancelled, or replaced by the new tree's first goal) ...

@@ -4,61 +4,46 @@ The server (``peers/trigger_server.py``) also serves test_msgs/srv/BasicTypes on
 ``<name>/basic``, echoing the request; it reports every request and response as events.
 """
 
-from collections.abc import Callable
-import time
-
-from helpers import PeerEvents
-import py_trees
 from py_trees.common import Status
 import pytest
-from tree_runner import RosEnv, unique_name
+from tree_runner import (blackboard, DISCOVERY_TIMEOUT, one_leaf_tree, RosEnv, set_blackboard,
+                         StartPeer, unique_name)
 
-DISCOVERY_TIMEOUT = 15.0
 ANSWER_TIMEOUT = 10.0
-
-StartServer = Callable[..., tuple[str, PeerEvents]]
 
 
 def service_tree(service: str, **params: object) -> str:
     """Return a one-leaf tree calling ``service`` (Trigger unless ``type`` is given)."""
-    fields = {'type': 'std_srvs/srv/Trigger', 'service': service,
-              'server_timeout': DISCOVERY_TIMEOUT, **params}
-    text = ', '.join(f'{key}: {value}' for key, value in fields.items())
-    return f'trees:\n  Main:\n    Service call: {{{text}}}\n'
-
-
-def blackboard(key: str) -> object:
-    """Return a root blackboard value."""
-    return py_trees.blackboard.Blackboard.get('/' + key)
+    return one_leaf_tree('Service call', {'type': 'std_srvs/srv/Trigger', 'service': service,
+                                          'server_timeout': DISCOVERY_TIMEOUT, **params})
 
 
 @pytest.mark.ros
-def test_response_is_stored_and_passes_the_success_test(trigger: StartServer,
-                                                        env: RosEnv) -> None:
+@pytest.mark.parametrize('mode, status, feedback, success, message', [
+    ('ok', Status.SUCCESS, '/{service} succeeded', True, 'ok 1'),
+    ('fail', Status.FAILURE, 'response failed success test: response.success', False,
+     'failed 1'),  # the failed response is still stored, for the tree to inspect
+])
+def test_response_is_stored_and_decided_by_the_success_test(
+        trigger: StartPeer, env: RosEnv, mode: str, status: Status, feedback: str,
+        success: bool, message: str) -> None:
     from std_srvs.srv import Trigger
 
-    service, events = trigger('ok')
+    service, events = trigger(mode)
     runner = env.run(service_tree(service, response_key='answer',
                                   success='response.success'))
-    assert runner.tick_until_status(Status.SUCCESS, ANSWER_TIMEOUT) == \
-        f'/{service} succeeded'
+    assert runner.tick_until_status(status, ANSWER_TIMEOUT) == feedback.format(service=service)
     answer = blackboard('answer')
     assert isinstance(answer, Trigger.Response)
-    assert (answer.success, answer.message) == (True, 'ok 1')
+    assert (answer.success, answer.message) == (success, message)
     runner.await_event(events, 'request', count=1, timeout=ANSWER_TIMEOUT)
     assert runner.outstanding() == []
 
 
 @pytest.mark.ros
-def test_success_test_decides_on_a_failed_response(trigger: StartServer,
-                                                   env: RosEnv) -> None:
-    service, events = trigger('fail')
-    tested = env.run(service_tree(service, response_key='answer',
-                                  success='response.success'))
-    reason = tested.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
-    assert reason == 'response failed success test: response.success'
-    assert blackboard('answer').message == 'failed 1'  # stored for the tree to inspect
-
+def test_without_a_success_test_any_response_succeeds_and_a_broken_test_fails(
+        trigger: StartPeer, env: RosEnv) -> None:
+    service, _ = trigger('fail')
     untested = env.run(service_tree(service))  # default success test: true
     untested.tick_until_status(Status.SUCCESS, ANSWER_TIMEOUT)
 
@@ -68,7 +53,7 @@ def test_success_test_decides_on_a_failed_response(trigger: StartServer,
 
 
 @pytest.mark.ros
-def test_request_built_from_the_blackboard(trigger: StartServer, env: RosEnv) -> None:
+def test_request_built_from_the_blackboard(trigger: StartPeer, env: RosEnv) -> None:
     service, events = trigger('ok')
     runner = env.run(
         'blackboard: {n: 7, label: seven}\n'
@@ -84,11 +69,11 @@ def test_request_built_from_the_blackboard(trigger: StartServer, env: RosEnv) ->
     assert (echoed.int32_value, echoed.float64_value) == (7, 3.5)
     assert echoed.string_value == 'echo 1'
 
-    py_trees.blackboard.Blackboard.set('/n', 'seven')
+    set_blackboard('n', 'seven')
     reason = runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
     assert reason == ('cannot build the request: field request.float64_value: ${n / 2}: '
                       "'/' needs two numbers, got str and int")
-    py_trees.blackboard.Blackboard.set('/n', 2.5)
+    set_blackboard('n', 2.5)
     reason = runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
     assert reason == ('cannot build the request: field request.int32_value: expected an '
                       'integer, got non-integral float 2.5')
@@ -100,16 +85,14 @@ def test_request_built_from_the_blackboard(trigger: StartServer, env: RosEnv) ->
 def test_absent_service_fails_after_server_timeout(env: RosEnv) -> None:
     service = unique_name('nobody')
     runner = env.run(service_tree(service, server_timeout=0.5))
-    started = time.monotonic()
-    reason = runner.tick_until_status(Status.FAILURE, 5.0)
-    elapsed = time.monotonic() - started
+    reason, elapsed = runner.timed_until_status(Status.FAILURE, 5.0)
     assert reason == f"service '/{service}' not available after 0.5 s"
     assert 0.5 <= elapsed < 1.5
 
 
 @pytest.mark.ros
 def test_timeout_drops_the_request_and_the_next_run_sends_one_new_request(
-        trigger: StartServer, env: RosEnv) -> None:
+        trigger: StartPeer, env: RosEnv) -> None:
     service, events = trigger('slow', '--delay', '1.0')
     runner = env.run(service_tree(service, timeout=0.3))
     reason = runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)

@@ -20,7 +20,7 @@ import time
 from typing import Any, Optional
 import uuid
 
-from helpers import SpawnedProcess, wait_event, wait_future
+from helpers import SpawnedProcess, wait_event, wait_future, wait_on
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -88,19 +88,14 @@ class Inbox:
         Raises:
             AssertionError: On timeout, with what was received.
         """
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                found = [(index, item) for index, item in enumerate(self._items)
-                         if predicate(item)]
-                if len(found) >= count:
-                    return found[:count]
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise AssertionError(
-                        f'timed out after {timeout}s waiting for {message} on {self.topic}; '
-                        f'last messages: {self._items[-3:]}')
-                self._changed.wait(remaining)
+        def find() -> Optional[list[tuple[int, Any]]]:
+            found = [(index, item) for index, item in enumerate(self._items)
+                     if predicate(item)]
+            return found[:count] if len(found) >= count else None
+
+        return wait_on(self._changed, find, timeout,
+                       lambda: f'timed out after {timeout}s waiting for {message} on '
+                               f'{self.topic}; last messages: {self._items[-3:]}')
 
     def first(self, predicate: Callable[[Any], bool], message: str, *,
               timeout: float = TIMEOUT) -> Any:

@@ -10,32 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 import json
 import threading
-import time
 from typing import Any
 
-from bt_executive.snapshot import load_schema
 from executive_host import Host, write_tree
+from helpers import EVENTS_VALIDATOR, SELECTOR_TREE, SNAPSHOT_VALIDATOR, wait_on
 import jsonschema
 import pytest
 
 pytestmark = pytest.mark.ros
 
 TIMEOUT = 15.0
-SCHEMA = load_schema()
-SNAPSHOT_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-EVENTS_VALIDATOR = jsonschema.Draft202012Validator(
-    {'$ref': '#/$defs/event_batch', '$defs': SCHEMA['$defs']})
-
-SELECTOR_TREE = """
-    blackboard: {x: 1}
-    trees:
-      Main:
-        Selector root:
-          - Condition blocked: x > 5
-          - Sequence work:
-              - Success ok
-              - Running busy
-    """
 
 
 class Collector:
@@ -59,17 +43,10 @@ class Collector:
 
     def wait_for(self, predicate: Callable[[dict[str, Any]], bool], message: str,
                  timeout: float = TIMEOUT) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                for received in self.messages:
-                    if predicate(received):
-                        return received
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise AssertionError(f'timed out after {timeout}s waiting for {message} '
-                                         f'on {self.topic}; got {len(self.messages)} messages')
-                self._changed.wait(remaining)
+        return wait_on(self._changed,
+                       lambda: next((m for m in self.messages if predicate(m)), None), timeout,
+                       lambda: f'timed out after {timeout}s waiting for {message} on '
+                               f'{self.topic}; got {len(self.messages)} messages')
 
     def seqs(self) -> list[int]:
         with self._changed:

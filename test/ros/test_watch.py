@@ -23,8 +23,9 @@ from typing import Optional
 import uuid
 
 from bt_executive.watch import strip_ansi
+from executive_host import Host, write_tree
+from helpers import SELECTOR_TREE
 import pytest
-from test_snapshot_topics import Host, SELECTOR_TREE, write_tree
 
 pytestmark = pytest.mark.ros
 

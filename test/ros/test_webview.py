@@ -31,7 +31,7 @@ import uuid
 
 from bt_executive.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 from bt_executive.webview import SnapshotHub, topic_names, ViewServer, WebView
-from helpers import SpawnedProcess, wait_for, wait_future
+from helpers import recv_all, set_tree_file, SpawnedProcess, wait_for
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -419,22 +419,9 @@ def view_of(executive: tuple[str, str, SpawnedProcess]) -> Iterator[WebView]:
 
 
 @pytest.fixture
-def server() -> Iterator[ViewServer]:
+def server(view_server: Callable[..., ViewServer]) -> ViewServer:
     """Run a view server on a free port, fed by a bare hub (no ROS)."""
-    hub = SnapshotHub(max_clients=8)
-    started = ViewServer(('127.0.0.1', 0), hub, topic='/t/bt_executive/snapshot',
-                         events_topic='/t/bt_executive/events')
-    thread = threading.Thread(target=started.serve_forever, kwargs={'poll_interval': 0.1},
-                              daemon=True)
-    thread.start()
-    try:
-        yield started
-    finally:
-        hub.close()
-        started.shutdown()
-        thread.join(5.0)
-        started.server_close()
-    assert not started.errors
+    return view_server(max_clients=8, poll_interval=0.1)
 
 
 def get(url: str, timeout: float = 5.0) -> tuple[int, dict[str, str], bytes]:
@@ -449,12 +436,7 @@ def raw_request(port: int, data: bytes, timeout: float = 5.0) -> bytes:
     """Send raw bytes, read the whole answer (the server closes every connection)."""
     with socket.create_connection(('127.0.0.1', port), timeout=timeout) as connection:
         connection.sendall(data)
-        chunks = []
-        while True:
-            chunk = connection.recv(65536)
-            if not chunk:
-                return b''.join(chunks)
-            chunks.append(chunk)
+        return recv_all(connection)
 
 
 def status_code(answer: bytes) -> int:
@@ -744,9 +726,6 @@ def test_page_shows_the_published_tree(browser, view_of, tmp_path):
 @pytest.mark.ros
 def test_page_follows_a_tree_swap_without_reload(browser, view_of, executive, ros_node,
                                                  tmp_path):
-    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
-    from rcl_interfaces.srv import SetParameters
-
     view = view_of
     namespace, _, _ = executive
     first = running_snapshot(view, tree='Main')
@@ -756,13 +735,9 @@ def test_page_follows_a_tree_swap_without_reload(browser, view_of, executive, ro
     page.evaluate("window.btViewMarker = 'same page'")
 
     second = write_tree(tmp_path, 'second.yaml', SECOND_TREE)
-    client = ros_node.create_client(SetParameters, f'/{namespace}/bt_executive/set_parameters')
-    assert client.wait_for_service(timeout_sec=TIMEOUT), 'no set_parameters service'
-    request = SetParameters.Request(parameters=[Parameter(
-        name='tree_file', value=ParameterValue(type=ParameterType.PARAMETER_STRING,
-                                               string_value=second))])
-    response = wait_future(client.call_async(request), TIMEOUT, 'the parameter change')
-    assert response.results[0].successful, response.results[0].reason
+    result = set_tree_file(ros_node, f'/{namespace}', second,
+                           lambda done, message: wait_for(done, TIMEOUT, message))
+    assert result.successful, result.reason
 
     swapped = running_snapshot(view, tree='Docked', root_status='FAILURE')
     assert swapped['revision'] > first['revision']

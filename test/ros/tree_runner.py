@@ -10,7 +10,8 @@ executive). Each test gets its own rclpy Context, node and executor::
         runner.stop()
 
 :meth:`RosEnv.close` stops and shuts down every runner, destroys the node and shuts
-the context down; it also clears the py_trees blackboard on entry and exit.
+the context down; it also clears the py_trees blackboard on entry and exit. Also here:
+what the leaf tests share to write one-leaf trees and to read the blackboard.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import uuid
 from bt_executive.builder import apply_blackboard_defaults, BuildContext, Builder
 from bt_executive.loader import Loader
 from bt_executive.nodes import default_registry
+from helpers import PeerEvents, wait_for
 import py_trees
 from py_trees.common import Status
 
@@ -32,10 +34,32 @@ T = TypeVar('T')
 SPIN_STEP = 0.005
 """Seconds each ``spin_once`` waits at most for work between two ticks."""
 
+DISCOVERY_TIMEOUT = 15.0
+"""Seconds a peer server gets to come up and be discovered (also the leaves' server_timeout)."""
+
+StartPeer = Callable[..., tuple[str, PeerEvents]]
+"""The peer fixtures (``fibonacci``, ``trigger``): start one in a mode, give (name, events)."""
+
 
 def unique_name(prefix: str) -> str:
     """Return a ROS name no other test (or leftover peer) uses."""
     return f'{prefix}_{uuid.uuid4().hex[:8]}'
+
+
+def one_leaf_tree(leaf: str, params: dict[str, Any]) -> str:
+    """Return a tree file whose main tree is ``leaf`` (type and name) with ``params``."""
+    text = ', '.join(f'{key}: {value}' for key, value in params.items())
+    return f'trees:\n  Main:\n    {leaf}: {{{text}}}\n'
+
+
+def blackboard(key: str) -> Any:
+    """Return a root blackboard value (KeyError if it is not set)."""
+    return py_trees.blackboard.Blackboard.get('/' + key)
+
+
+def set_blackboard(key: str, value: Any) -> None:
+    """Write a root blackboard value."""
+    py_trees.blackboard.Blackboard.set('/' + key, value)
 
 
 class TreeRunner:
@@ -119,21 +143,19 @@ class TreeRunner:
         self.tick_until(reached, timeout, f'root status {status.name}')
         return self.root.feedback_message
 
-    def spin_until(self, predicate: Callable[[], T], timeout: float, message: str) -> T:
-        """Spin without ticking until ``predicate()`` is truthy.
+    def timed_until_status(self, status: Status, timeout: float) -> tuple[str, float]:
+        """Tick until the root has ``status`` (see :meth:`tick_until_status`).
 
-        Raises:
-            AssertionError: ``'timed out after {timeout}s waiting for {message}'``.
+        Returns:
+            The root's feedback message and the seconds it took.
         """
-        deadline = time.monotonic() + timeout
-        while True:
-            result = predicate()
-            if result:
-                return result
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f'timed out after {timeout}s waiting for {message}')
-            self.spin_once(min(0.05, remaining))
+        started = time.monotonic()
+        reason = self.tick_until_status(status, timeout)
+        return reason, time.monotonic() - started
+
+    def spin_until(self, predicate: Callable[[], T], timeout: float, message: str) -> T:
+        """Spin without ticking until ``predicate()`` is truthy (see :meth:`RosEnv.spin_until`)."""
+        return self.env.spin_until(predicate, timeout, message)
 
     def await_event(self, events: Any, name: str, *, timeout: float,
                     **fields: Any) -> dict[str, Any]:
@@ -214,16 +236,13 @@ class RosEnv:
         return runner
 
     def spin_until(self, predicate: Callable[[], T], timeout: float, message: str) -> T:
-        """Spin the executor until ``predicate()`` is truthy (bounded)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            result = predicate()
-            if result:
-                return result
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f'timed out after {timeout}s waiting for {message}')
-            self.executor.spin_once(timeout_sec=min(0.05, remaining))
+        """Spin the executor until ``predicate()`` is truthy (bounded).
+
+        Raises:
+            AssertionError: ``'timed out after {timeout}s waiting for {message}'``.
+        """
+        return wait_for(predicate, timeout, message, interval=0.05,
+                        pause=lambda seconds: self.executor.spin_once(timeout_sec=seconds))
 
     def close(self) -> None:
         """Halt and shut down the runners, destroy the node, shut the context down."""

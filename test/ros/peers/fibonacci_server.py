@@ -40,7 +40,7 @@ import argparse
 import sys
 from typing import Any, Optional
 
-from peer_common import EventReporter, serve, stop_on_signals
+from peer_common import EventReporter, serve, start_node
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -61,16 +61,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     """Run the server until SIGINT or SIGTERM."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
 
-    import rclpy
     from rclpy.action import ActionServer, CancelResponse, GoalResponse
     from rclpy.callback_groups import ReentrantCallbackGroup
-    from rclpy.signals import SignalHandlerOptions
     from test_msgs.action import Fibonacci
 
-    stop = stop_on_signals()
-
-    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
-    node = rclpy.create_node('fibonacci_server_' + str(abs(hash(args.action_name)) % 10 ** 6))
+    node, stop = start_node('fibonacci_server', args.action_name)
     events = EventReporter(node, args.action_name)
 
     def goal_callback(goal: Any) -> GoalResponse:

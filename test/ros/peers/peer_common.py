@@ -1,4 +1,4 @@
-"""What the peer scripts share: event reporting, signal handling and the serve loop.
+"""What the peer scripts share: start-up, event reporting, signal handling, the serve loop.
 
 The peers run as scripts (``python peers/<name>.py``), so this folder is on their
 ``sys.path`` and they import this module directly.
@@ -48,6 +48,25 @@ def stop_on_signals() -> threading.Event:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     return stop
+
+
+def start_node(prefix: str, name: str) -> tuple[Any, threading.Event]:
+    """Install the stop signals, initialise rclpy without its own handlers, create the node.
+
+    Args:
+        prefix: the node name's prefix (the peer's kind, e.g. ``fibonacci_server``)
+        name: what the peer serves (action, service or topic name); a number derived from
+            it ends the node name, so that peers serving different names do not clash
+
+    Returns:
+        The node and the event that SIGINT and SIGTERM set (see :func:`stop_on_signals`).
+    """
+    import rclpy
+    from rclpy.signals import SignalHandlerOptions
+
+    stop = stop_on_signals()
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    return rclpy.create_node(f'{prefix}_{abs(hash(name)) % 10 ** 6}'), stop
 
 
 def serve(node: Any, events: EventReporter, mode: str, stop: threading.Event) -> None:

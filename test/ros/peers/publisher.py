@@ -21,7 +21,7 @@ import sys
 import time
 from typing import Optional
 
-from peer_common import stop_on_signals
+from peer_common import start_node
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -34,13 +34,10 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     import rclpy
     from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
-    from rclpy.signals import SignalHandlerOptions
     from sensor_msgs.msg import BatteryState
     from std_msgs.msg import Int64
 
-    stop = stop_on_signals()
-    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
-    node = rclpy.create_node('publisher_' + str(abs(hash(args.topic)) % 10 ** 6))
+    node, stop = start_node('publisher', args.topic)
     if args.kind == 'battery':
         publisher = node.create_publisher(BatteryState, args.topic, qos_profile_sensor_data)
     else:

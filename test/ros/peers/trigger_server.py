@@ -32,7 +32,7 @@ import sys
 import threading
 from typing import Any, Optional
 
-from peer_common import EventReporter, serve, stop_on_signals
+from peer_common import EventReporter, serve, start_node
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -49,16 +49,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     """Run the server until SIGINT or SIGTERM."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
 
-    import rclpy
     from rclpy.callback_groups import ReentrantCallbackGroup
-    from rclpy.signals import SignalHandlerOptions
     from std_srvs.srv import Trigger
     from test_msgs.srv import BasicTypes
 
-    stop = stop_on_signals()
-
-    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
-    node = rclpy.create_node('trigger_server_' + str(abs(hash(args.service_name)) % 10 ** 6))
+    node, stop = start_node('trigger_server', args.service_name)
     events = EventReporter(node, args.service_name)
     count_lock = threading.Lock()
     counter = [0]
