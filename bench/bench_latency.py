@@ -3,7 +3,9 @@
 A reaction: a BatteryState with a low percentage is published, and the executive cancels
 the long-running navigation goal the low battery preempts. The latency runs from just
 before ``publish()`` to the moment the action server's cancel callback runs; both times
-are ``time.monotonic()`` in this process, which hosts the publisher and the server.
+are ``time.monotonic()`` in this process, which hosts the publisher and the server. This
+side is kept lean, since its own delay is in every figure: one rclpy EventsExecutor
+serves all the servers, whose goals never block or await (see SlowServer).
 
 Each executive is a real subprocess running a two-branch priority selector::
 
@@ -27,7 +29,6 @@ import random
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from typing import Any
 
@@ -71,49 +72,44 @@ trees:
 
 
 class SlowServer:
-    """A Fibonacci action server whose goals run until cancelled; notes every event."""
+    """A Fibonacci action server whose goals stay active until cancelled; notes every event.
 
-    def __init__(self, bench: BenchNode, name: str, stop: threading.Event) -> None:
+    An accepted goal is not executed: it stays ACCEPTED (active to the client) with no
+    callback or coroutine waiting on it. The cancel callback notes the time and then
+    executes the goal, whose callback ends it as cancelled. Nothing ever blocks or awaits,
+    so the server runs on any single-threaded executor, EventsExecutor included.
+    """
+
+    def __init__(self, bench: BenchNode, name: str) -> None:
         from rclpy.action import ActionServer, CancelResponse, GoalResponse
-        from rclpy.callback_groups import ReentrantCallbackGroup
         from test_msgs.action import Fibonacci
 
         self._condition = bench.condition
-        self._stop = stop
+        self._executor = bench.executor
         self._result = Fibonacci.Result
         self._cancel_response = CancelResponse.ACCEPT
-        self._wakes: dict[bytes, threading.Event] = {}
         self.accepted: list[float] = []
         self.cancels: list[float] = []
         self.server = ActionServer(
             bench.node, Fibonacci, name, self._execute,
             goal_callback=lambda goal: GoalResponse.ACCEPT,
-            handle_accepted_callback=self._on_accepted, cancel_callback=self._on_cancel,
-            callback_group=ReentrantCallbackGroup())
+            handle_accepted_callback=self._on_accepted, cancel_callback=self._on_cancel)
 
     def _on_accepted(self, handle: Any) -> None:
-        from rclpy.task import Future
-        self._wakes[bytes(handle.goal_id.uuid)] = Future()
         with self._condition:
             self.accepted.append(time.monotonic())
             self._condition.notify_all()
-        handle.execute()
 
     def _on_cancel(self, handle: Any) -> Any:
         now = time.monotonic()
         with self._condition:
             self.cancels.append(now)
             self._condition.notify_all()
-        wake = self._wakes.get(bytes(handle.goal_id.uuid))
-        if wake is not None and not wake.done():
-            wake.set_result(True)
+        # runs after this cancel request is accepted: the goal is CANCELING by then
+        self._executor.create_task(handle.execute)
         return self._cancel_response
 
-    async def _execute(self, handle: Any) -> Any:
-        # a coroutine, not a blocked thread: the executor stays single-threaded (and lean)
-        wake = self._wakes[bytes(handle.goal_id.uuid)]
-        await wake  # resolved by the cancel callback; the goal is cancelling by now
-        self._wakes.pop(bytes(handle.goal_id.uuid), None)
+    def _execute(self, handle: Any) -> Any:
         if handle.is_cancel_requested:
             handle.canceled()
         else:
@@ -132,8 +128,8 @@ def run(quick: bool = False, reactions: int = 0) -> list[tuple[str, str, str, st
     ros_environment()
     count = reactions or (QUICK_REACTIONS if quick else REACTIONS)
     rng = random.Random(7)
-    stop = threading.Event()
-    bench = BenchNode('bench_latency')  # single-threaded: the servers never block
+    # the servers never block: the lean single-threaded EventsExecutor serves them all
+    bench = BenchNode('bench_latency', events=True)
     directory = tempfile.mkdtemp(prefix='bt_bench_latency_')
     labels = [*MODES, FLOOR]
     latencies: dict[str, list[float]] = {label: [] for label in labels}
@@ -142,7 +138,7 @@ def run(quick: bool = False, reactions: int = 0) -> list[tuple[str, str, str, st
             robots = {}
             for index, label in enumerate(labels):
                 namespace = f'/bench_latency_{os.getpid()}_{index}'
-                server = SlowServer(bench, f'{namespace}/navigate', stop)
+                server = SlowServer(bench, f'{namespace}/navigate')
                 publisher = bench.node.create_publisher(BatteryState,
                                                         f'{namespace}/battery_state', 10)
                 if label == FLOOR:
@@ -155,6 +151,7 @@ def run(quick: bool = False, reactions: int = 0) -> list[tuple[str, str, str, st
                                              setup_timeout=60.0, **MODES[label])
                 processes.spawn(f'reactor_{index}', argv)
                 robots[label] = (server, publisher)
+            bench.start()
             progress(f'latency: {len(MODES)} executives and the floor starting')
             for label, (server, publisher) in robots.items():
                 bench.wait_for(lambda: server.accepted and publisher.get_subscription_count(),
@@ -180,7 +177,6 @@ def run(quick: bool = False, reactions: int = 0) -> list[tuple[str, str, str, st
                     progress(f'latency: {number + 1}/{count}')
             processes.stop()  # the executives cancel their goals while the servers serve
     finally:
-        stop.set()
         bench.close()
         shutil.rmtree(directory, ignore_errors=True)
     reference = next(iter(MODES))

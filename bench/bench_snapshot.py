@@ -31,7 +31,7 @@ from bt_executive.builder import apply_blackboard_defaults, build  # noqa: E402,
 from bt_executive.loader import Loader  # noqa: E402
 from bt_executive.nodes import default_registry  # noqa: E402
 from bt_executive.snapshot import SnapshotBuilder  # noqa: E402
-from common import bushy_tree_yaml, flat_tree_yaml  # noqa: E402
+from common import bushy_tree_yaml, flat_tree_yaml, ros_context, tree_files  # noqa: E402
 import py_trees  # noqa: E402
 
 TICKS = 40
@@ -134,23 +134,15 @@ def _compare(text: str, toggles: bool, rival: Callable = _observed) -> tuple[flo
 
 def _executive_rows() -> list[tuple[str, str, str, str]]:
     """Time ``Executive._tick`` with snapshots on against the same tick with them off."""
-    import tempfile
-
-    import rclpy
-    from rclpy.context import Context
     from rclpy.parameter import Parameter
 
     from bt_executive.ros.executive import Executive
 
     rows = []
-    context = Context()
-    rclpy.init(context=context)
-    try:
-        for label, text in (('flat', flat_tree_yaml(1000)), ('bushy', bushy_tree_yaml(1000))):
-            with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as stream:
-                stream.write(text)
+    with ros_context() as context, tree_files(1000) as trees:
+        for label, _, path in trees:
             executive = Executive(context=context, parameter_overrides=[
-                Parameter('tree_file', value=stream.name), Parameter('tick_rate', value=0.1),
+                Parameter('tree_file', value=path), Parameter('tick_rate', value=0.1),
                 Parameter('snapshot_keys', value=['x'])])
             builder = executive.snapshots
 
@@ -167,9 +159,6 @@ def _executive_rows() -> list[tuple[str, str, str, str]]:
                          f'{ours * 1e6:.0f} us', f'snapshots off {bare * 1e6:.0f} us',
                          f'{ours / bare:.3f}x'))
             executive.destroy_node()
-            os.unlink(stream.name)
-    finally:
-        context.try_shutdown()
     return rows
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import statistics
 import sys
-import tempfile
 import time
 from typing import Callable
 
@@ -26,7 +25,7 @@ os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
 from bt_executive.builder import build  # noqa: E402, I100
 from bt_executive.loader import Loader  # noqa: E402
 from bt_executive.nodes import default_registry  # noqa: E402
-from common import bushy_tree_yaml, flat_tree_yaml  # noqa: E402
+from common import ros_context, tree_files  # noqa: E402
 import py_trees  # noqa: E402
 
 TICKS = 20
@@ -64,24 +63,18 @@ def compare(contenders: dict[str, Callable[[], None]], reference: str,
 
 def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
     """Measure per-tick cost; return table rows."""
-    import rclpy
-    from rclpy.context import Context
     from rclpy.parameter import Parameter
 
     from bt_executive.ros.executive import Executive
 
     rows = []
-    context = Context()
-    rclpy.init(context=context)
-    try:
-        for label, text in (('flat', flat_tree_yaml(1000)), ('bushy', bushy_tree_yaml(1000))):
-            with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as stream:
-                stream.write(text)
+    with ros_context() as context, tree_files(1000) as trees:
+        for label, text, path in trees:
             executives = {}
             for mode in ('periodic', 'event'):
                 executives[mode] = Executive(
                     context=context, node_name=f'bench_{mode}', parameter_overrides=[
-                        Parameter('tree_file', value=stream.name),
+                        Parameter('tree_file', value=path),
                         Parameter('tick_mode', value=mode), Parameter('tick_rate', value=0.1),
                         Parameter('heartbeat_period', value=3600.0)])
             bare = _bare_root(text)
@@ -106,9 +99,6 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
                 rows.append((metric, f'{seconds * 1e6:.0f} us', reference, f'{ratio:.3f}x'))
             for executive in executives.values():
                 executive.destroy_node()
-            os.unlink(stream.name)
-    finally:
-        context.try_shutdown()
     return rows
 
 

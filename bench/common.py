@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import shutil
@@ -12,7 +13,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 
 def flat_tree_yaml(nodes: int) -> str:
@@ -42,6 +43,37 @@ def bushy_tree_yaml(nodes: int, fanout: int = 9) -> str:
         last = 'x > 0' if index == len(groups) - 1 else 'x < 0'
         lines.append(f'          - Condition: {last}')
     return '\n'.join(lines) + '\n'
+
+
+@contextlib.contextmanager
+def tree_files(nodes: int) -> Iterator[list[tuple[str, str, str]]]:
+    """Write the flat and the bushy tree of ``nodes`` nodes to files; remove them at the end.
+
+    Yields:
+        (label, YAML text, file path) of each tree: ``flat``, then ``bushy``.
+    """
+    with tempfile.TemporaryDirectory(prefix='bt_bench_trees_') as directory:
+        trees = []
+        for label, text in (('flat', flat_tree_yaml(nodes)), ('bushy', bushy_tree_yaml(nodes))):
+            path = os.path.join(directory, f'{label}.yaml')
+            with open(path, 'w') as stream:
+                stream.write(text)
+            trees.append((label, text, path))
+        yield trees
+
+
+@contextlib.contextmanager
+def ros_context() -> Iterator[Any]:
+    """Yield an initialised rclpy Context of its own; shut it down on the way out."""
+    import rclpy
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context)
+    try:
+        yield context
+    finally:
+        context.try_shutdown()
 
 
 def best_of(function: Callable[[], object], *, repeat: int = 7, number: int = 1) -> float:
@@ -280,9 +312,12 @@ class BenchNode:
         name: node name
         threads: executor threads (more than one for blocking callbacks, e.g. an action
             server's execute callbacks)
+        events: spin rclpy's EventsExecutor (single-threaded, the executive's own); it
+            deadlocks when entities are created while it spins in another thread, so
+            create them all first and then call :meth:`start`
     """
 
-    def __init__(self, name: str, threads: int = 1) -> None:
+    def __init__(self, name: str, threads: int = 1, *, events: bool = False) -> None:
         import rclpy
         from rclpy.context import Context
         from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
@@ -295,16 +330,32 @@ class BenchNode:
         # benchmark's ``with Processes`` blocks stop what they started
         rclpy.init(context=self.context, signal_handler_options=SignalHandlerOptions.NO)
         self.node = rclpy.create_node(name, context=self.context)
-        self.executor = (MultiThreadedExecutor(num_threads=threads, context=self.context)
-                         if threads > 1 else SingleThreadedExecutor(context=self.context))
+        if events:
+            from rclpy.experimental import EventsExecutor
+            self.executor = EventsExecutor(context=self.context)
+        elif threads > 1:
+            self.executor = MultiThreadedExecutor(num_threads=threads, context=self.context)
+        else:
+            self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
+        self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._spin, name=f'{name}-spin', daemon=True)
-        self._thread.start()
+        if not events:
+            self._thread.start()
+
+    def start(self) -> None:
+        """Start spinning an EventsExecutor node (the others spin from the start)."""
+        if not self._thread.is_alive():
+            self._thread.start()
 
     def _spin(self) -> None:
-        from rclpy.executors import ExternalShutdownException
+        from rclpy.executors import Executor, ExternalShutdownException
         try:
-            self.executor.spin()
+            if isinstance(self.executor, Executor):
+                self.executor.spin()
+                return
+            while not self._stopping.is_set():  # an EventsExecutor: see close()
+                self.executor.spin_once(timeout_sec=0.05)
         except (ExternalShutdownException, RuntimeError):
             pass
 
@@ -368,7 +419,20 @@ class BenchNode:
 
     def close(self) -> None:
         """Stop spinning and release the node and the context."""
+        from rclpy.executors import Executor
+
+        if isinstance(self.executor, Executor):
+            self.executor.shutdown(timeout_sec=2.0)
+            self.node.destroy_node()
+            self.context.try_shutdown()
+            if self._thread.is_alive():
+                self._thread.join(2.0)
+            return
+        # the EventsExecutor is not thread-safe: end its spin loop before anything else
+        # touches it, the node or the context
+        self._stopping.set()
+        if self._thread.is_alive():
+            self._thread.join(5.0)
         self.executor.shutdown(timeout_sec=2.0)
         self.node.destroy_node()
         self.context.try_shutdown()
-        self._thread.join(2.0)

@@ -3,8 +3,9 @@
 ``python bench/latency_floor.py NAMESPACE`` keeps one ``test_msgs/action/Fibonacci`` goal
 active on ``NAMESPACE/navigate`` while the last ``NAMESPACE/battery_state`` percentage is
 at least 0.2, and cancels it straight from the subscription callback when it drops
-below. No tree, no tick, no snapshot: what is left is DDS delivery, rclpy's executor and
-the cancel request, the part of the executive's reaction latency it cannot remove.
+below. No tree, no tick, no snapshot: what is left is DDS delivery, rclpy's executor (the
+EventsExecutor, as the executive's) and the cancel request, the part of the executive's
+reaction latency it cannot remove.
 Runs until SIGINT or SIGTERM.
 """
 
@@ -56,7 +57,11 @@ def main(argv: list[str]) -> int:
             send()
 
     node.create_subscription(BatteryState, f'{namespace}/battery_state', on_battery, 10)
-    executor = SingleThreadedExecutor()
+    try:  # the executive's own executor (bt_executive.ros.executive.make_executor)
+        from rclpy.experimental import EventsExecutor
+        executor = EventsExecutor()
+    except ImportError:
+        executor = SingleThreadedExecutor()
     executor.add_node(node)
     try:
         while not received and not client.server_is_ready():
