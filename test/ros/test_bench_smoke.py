@@ -34,6 +34,7 @@ EXPECTED = {
     'idle CPU, parked patrol executive, event, battery steady': r'[\d.]+ % of a core',
     'idle CPU, parked patrol executive, demo config, event': r'[\d.]+ % of a core',
     '  ticks per second': r'[\d.]+',
+    '  floor: bare rclpy node on the same topics': r'[\d.]+ % of a core',
     'start-up: process start -> first tick': r'[\d.]+ s',
     '  end of imports -> first tick': r'[\d.]+ s',
     'import bt_executive.ros.executive': r'[\d.]+ s',
