@@ -219,6 +219,20 @@ class _Composite(Composite):
         """Return why the children do not fit this composite, or None if they do."""
         return None
 
+    def _check_given_layout(self, children: Sequence[Behaviour] | None) -> None:
+        """Raise if children were given to the constructor and do not fit this composite.
+
+        Args:
+            children: the children given to the constructor (None: none given yet).
+
+        Raises:
+            ValueError: if :meth:`_layout_error` reports a problem.
+        """
+        if children is not None:
+            error = self._layout_error()
+            if error is not None:
+                raise ValueError(error)
+
     def _check_layout(self) -> None:
         """Raise if the children do not fit this composite.
 
@@ -254,35 +268,53 @@ class _Composite(Composite):
     def _tick_in_order(
         self,
         children: Sequence[Behaviour],
-        start: int,
         advance_on: Status,
-    ) -> Generator[Behaviour, None, tuple[int, Status]]:
-        """Tick ``children`` from index ``start`` like a sequence or selector with memory.
+        running_verb: str,
+    ) -> Generator[Behaviour, None, None]:
+        """Tick ``children`` from ``self._index`` like a sequence or selector with memory.
 
         Each child is ticked in turn while it returns ``advance_on`` (SUCCESS for a sequence,
-        FAILURE for a selector); the first child that returns anything else ends the walk.
+        FAILURE for a selector); the first child that returns anything else ends the walk,
+        and ``self._index`` keeps where it stopped. Then this composite is RUNNING while
+        that child runs (feedback ``"<running_verb> '<child>'"``), finishes with SUCCESS
+        (:meth:`_success_message`) when the walk ended on SUCCESS, and with FAILURE
+        (:meth:`_failure_message`) otherwise.
 
         Args:
             children: the children to walk, in order.
-            start: the index to resume from.
             advance_on: the status that moves on to the next child.
+            running_verb: the feedback verb while a child runs ('running', 'trying').
 
         Yields:
-            The nodes ticked, as py_trees tick generators do.
-
-        Returns:
-            The index the walk stopped at and the status of that child, or
-            ``(len(children), advance_on)`` when every child returned ``advance_on``.
+            The nodes ticked, as py_trees tick generators do, and finally this composite.
         """
-        index = start
+        index = self._index
+        status = advance_on
         while index < len(children):
             child = children[index]
             self.current_child = child
             yield from child.tick()
             if child.status != advance_on:
-                return index, child.status
+                status = child.status
+                break
             index += 1
-        return index, advance_on
+        self._index = index
+        if status == Status.RUNNING:
+            self.status = Status.RUNNING
+            self.feedback_message = f"{running_verb} '{children[index].name}'"
+        elif status == Status.SUCCESS:
+            self._finish(Status.SUCCESS, self._success_message(children, index))
+        else:
+            self._finish(Status.FAILURE, self._failure_message(children, index))
+        yield self
+
+    def _success_message(self, children: Sequence[Behaviour], index: int) -> str:
+        """Return the feedback when :meth:`_tick_in_order` ends on SUCCESS at ``index``."""
+        raise NotImplementedError
+
+    def _failure_message(self, children: Sequence[Behaviour], index: int) -> str:
+        """Return the feedback when :meth:`_tick_in_order` ends on FAILURE at ``index``."""
+        raise NotImplementedError
 
     def setup(self, **kwargs: object) -> None:
         """Check the children before the first tick.
@@ -481,9 +513,13 @@ class ActiveSelector(Selector):
 class _RandomOrder(_Composite):
     """Base for composites that walk their children in a new random order on each run.
 
-    Subclasses implement :meth:`_draw_order`; the walk has memory: a RUNNING child is resumed
-    on the next tick instead of starting over.
+    Subclasses may replace the uniform shuffle of :meth:`_draw_order`, and set
+    :attr:`_advance_on` and :attr:`_running_verb` (see :meth:`_Composite._tick_in_order`);
+    the walk has memory: a RUNNING child is resumed on the next tick instead of starting over.
     """
+
+    _advance_on: Status
+    _running_verb: str
 
     def __init__(
         self,
@@ -509,14 +545,26 @@ class _RandomOrder(_Composite):
         return tuple(self._order)
 
     def _draw_order(self) -> list[Behaviour]:
-        """Return the children in the order to try them in this run."""
-        raise NotImplementedError
+        """Return the children in the order to try them in this run: a uniform shuffle."""
+        order = list(self.children)
+        self._random.shuffle(order)
+        return order
 
     def _begin_run(self) -> None:
         """Draw a new order and start at its first child."""
         self._check_layout()
         self._order = self._draw_order()
         self._index = 0
+
+    def tick(self) -> Iterator[Behaviour]:
+        """Walk the children in this run's order, with memory.
+
+        Yields:
+            This behaviour or one of its descendants.
+        """
+        self.logger.debug(f'{self.__class__.__name__}.tick()')
+        self._start_if_new_run()
+        yield from self._tick_in_order(self._order, self._advance_on, self._running_verb)
 
 
 class RandomSelector(_RandomOrder):
@@ -533,6 +581,9 @@ class RandomSelector(_RandomOrder):
     The weights belong to the children given to the constructor, by position. If children are
     added later, the next run raises RuntimeError unless no weights were given.
     """
+
+    _advance_on = Status.FAILURE
+    _running_verb = 'trying'
 
     def __init__(
         self,
@@ -582,9 +633,7 @@ class RandomSelector(_RandomOrder):
     def _draw_order(self) -> list[Behaviour]:
         """Draw a (weighted) random order of the children."""
         if self.weights is None:
-            order = list(self.children)
-            self._random.shuffle(order)
-            return order
+            return super()._draw_order()
         pool = [(w, c) for w, c in zip(self.weights, self.children) if w > 0]
         order = []
         while pool:
@@ -599,26 +648,14 @@ class RandomSelector(_RandomOrder):
         order.extend(c for w, c in zip(self.weights, self.children) if w == 0)
         return order
 
-    def tick(self) -> Iterator[Behaviour]:
-        """Try the children in this run's order, with memory.
+    def _success_message(self, children: Sequence[Behaviour], index: int) -> str:
+        """Name the child that succeeded."""
+        return f"'{children[index].name}' succeeded"
 
-        Yields:
-            This behaviour or one of its descendants.
-        """
-        self.logger.debug(f'{self.__class__.__name__}.tick()')
-        self._start_if_new_run()
-        self._index, status = yield from self._tick_in_order(
-            self._order, self._index, Status.FAILURE)
-        if status == Status.RUNNING:
-            self.status = Status.RUNNING
-            self.feedback_message = f"trying '{self._order[self._index].name}'"
-        elif status == Status.SUCCESS:
-            self._finish(Status.SUCCESS, f"'{self._order[self._index].name}' succeeded")
-        else:
-            count = len(self.children)
-            message = f'all {_plural(count, "child")} failed' if count else 'no children'
-            self._finish(Status.FAILURE, message)
-        yield self
+    def _failure_message(self, children: Sequence[Behaviour], index: int) -> str:
+        """Say that every child failed."""
+        count = len(self.children)
+        return f'all {_plural(count, "child")} failed' if count else 'no children'
 
 
 class RandomSequence(_RandomOrder):
@@ -629,6 +666,9 @@ class RandomSequence(_RandomOrder):
     child when one succeeds, RUNNING while the current child runs (it is resumed on the next
     tick), FAILURE as soon as one fails, SUCCESS when all succeeded (also with no children).
     """
+
+    _advance_on = Status.SUCCESS
+    _running_verb = 'running'
 
     def __init__(
         self,
@@ -646,30 +686,13 @@ class RandomSequence(_RandomOrder):
         """
         super().__init__(name, children, seed)
 
-    def _draw_order(self) -> list[Behaviour]:
-        """Shuffle the children."""
-        order = list(self.children)
-        self._random.shuffle(order)
-        return order
+    def _success_message(self, children: Sequence[Behaviour], index: int) -> str:
+        """Say that every child succeeded."""
+        return f'all {_plural(len(self.children), "child")} succeeded'
 
-    def tick(self) -> Iterator[Behaviour]:
-        """Run the children in this run's order, with memory.
-
-        Yields:
-            This behaviour or one of its descendants.
-        """
-        self.logger.debug(f'{self.__class__.__name__}.tick()')
-        self._start_if_new_run()
-        self._index, status = yield from self._tick_in_order(
-            self._order, self._index, Status.SUCCESS)
-        if status == Status.RUNNING:
-            self.status = Status.RUNNING
-            self.feedback_message = f"running '{self._order[self._index].name}'"
-        elif status == Status.SUCCESS:
-            self._finish(Status.SUCCESS, f'all {_plural(len(self.children), "child")} succeeded')
-        else:
-            self._finish(Status.FAILURE, _failed(self._order[self._index]))
-        yield self
+    def _failure_message(self, children: Sequence[Behaviour], index: int) -> str:
+        """Explain the child's failure."""
+        return _failed(children[index])
 
 
 class _ConditionsThenActions(_Composite):
@@ -696,10 +719,7 @@ class _ConditionsThenActions(_Composite):
         super().__init__(name, children)
         self.num_conditions = num_conditions
         self._index = 0
-        if children is not None:
-            error = self._layout_error()
-            if error is not None:
-                raise ValueError(error)
+        self._check_given_layout(children)
 
     @property
     def conditions(self) -> list[Behaviour]:
@@ -724,6 +744,10 @@ class _ConditionsThenActions(_Composite):
         """Start with the first child."""
         self._check_layout()
         self._index = 0
+
+    def _success_message(self, children: Sequence[Behaviour], index: int) -> str:
+        """Say that the actions succeeded."""
+        return 'all actions succeeded'
 
 
 class Monitor(_ConditionsThenActions):
@@ -756,17 +780,11 @@ class Monitor(_ConditionsThenActions):
                 self._finish(Status.FAILURE, _failed(condition, 'condition'))
                 yield self
                 return
-        actions = self.actions
-        self._index, status = yield from self._tick_in_order(
-            actions, self._index, Status.SUCCESS)
-        if status == Status.RUNNING:
-            self.status = Status.RUNNING
-            self.feedback_message = f"running '{actions[self._index].name}'"
-        elif status == Status.SUCCESS:
-            self._finish(Status.SUCCESS, 'all actions succeeded')
-        else:
-            self._finish(Status.FAILURE, _failed(actions[self._index], 'action'))
-        yield self
+        yield from self._tick_in_order(self.actions, Status.SUCCESS, 'running')
+
+    def _failure_message(self, children: Sequence[Behaviour], index: int) -> str:
+        """Explain the failure of the action at ``index`` of the actions."""
+        return _failed(children[index], 'action')
 
 
 class Filter(_ConditionsThenActions):
@@ -792,17 +810,12 @@ class Filter(_ConditionsThenActions):
         """
         self.logger.debug(f'{self.__class__.__name__}.tick()')
         self._start_if_new_run()
-        self._index, status = yield from self._tick_in_order(
-            self.children, self._index, Status.SUCCESS)
-        if status == Status.RUNNING:
-            self.status = Status.RUNNING
-            self.feedback_message = f"running '{self.children[self._index].name}'"
-        elif status == Status.SUCCESS:
-            self._finish(Status.SUCCESS, 'all actions succeeded')
-        else:
-            role = 'condition' if self._index < self.num_conditions else 'action'
-            self._finish(Status.FAILURE, _failed(self.children[self._index], role))
-        yield self
+        yield from self._tick_in_order(self.children, Status.SUCCESS, 'running')
+
+    def _failure_message(self, children: Sequence[Behaviour], index: int) -> str:
+        """Explain the failure of the condition or action at ``index``."""
+        role = 'condition' if index < self.num_conditions else 'action'
+        return _failed(children[index], role)
 
 
 class IfThenElse(_Composite):
@@ -828,10 +841,7 @@ class IfThenElse(_Composite):
         """
         super().__init__(name, children)
         self._branch: Behaviour | None = None
-        if children is not None:
-            error = self._layout_error()
-            if error is not None:
-                raise ValueError(error)
+        self._check_given_layout(children)
 
     def _layout_error(self) -> str | None:
         """Require 2 or 3 children."""
@@ -908,10 +918,7 @@ class While(_Composite):
         """
         super().__init__(name, children)
         self.iterations = 0
-        if children is not None:
-            error = self._layout_error()
-            if error is not None:
-                raise ValueError(error)
+        self._check_given_layout(children)
 
     def _layout_error(self) -> str | None:
         """Require exactly 2 children."""
@@ -1157,12 +1164,11 @@ def reset_limits(root: Behaviour) -> int:
     return count
 
 
-class Delay(_GatedDecorator):
-    """Wait ``seconds`` after the start of a run before ticking the child.
+class _TimedDecorator(_GatedDecorator):
+    """A gated decorator that measures ``seconds`` on an injectable ``clock``.
 
-    From ``initialise()`` until ``seconds`` have passed on ``clock`` this decorator returns
-    RUNNING without ticking the child; from then on (for the rest of the run) it ticks the
-    child and passes its status through.
+    Subclasses set their initial timing state in :meth:`_init_timing`, which the
+    constructor calls, so they need no constructor of their own.
     """
 
     def __init__(
@@ -1177,8 +1183,8 @@ class Delay(_GatedDecorator):
 
         Args:
             name: the behaviour name.
-            child: the delayed behaviour.
-            seconds: the delay.
+            child: the decorated behaviour.
+            seconds: the duration (the subclass says which: delay, cooldown, time limit).
             clock: the time source in seconds (default ``time.monotonic``).
 
         Raises:
@@ -1187,6 +1193,30 @@ class Delay(_GatedDecorator):
         self.seconds = _check_seconds(seconds)
         super().__init__(name, child)
         self.clock: Clock = clock if clock is not None else time.monotonic
+        self._init_timing()
+
+    def _init_timing(self) -> None:
+        """Set the timing state a new decorator starts with; subclasses override this."""
+
+    def update(self) -> Status:
+        """Pass the child's status and feedback through, explaining a failure."""
+        if self.decorated.status == Status.FAILURE:
+            self.feedback_message = _failed(self.decorated)
+        else:
+            self.feedback_message = self.decorated.feedback_message
+        return self.decorated.status
+
+
+class Delay(_TimedDecorator):
+    """Wait ``seconds`` after the start of a run before ticking the child.
+
+    From ``initialise()`` until ``seconds`` have passed on ``clock`` this decorator returns
+    RUNNING without ticking the child; from then on (for the rest of the run) it ticks the
+    child and passes its status through.
+    """
+
+    def _init_timing(self) -> None:
+        """Start with no run begun: no start time, delay not passed."""
         self._start = 0.0
         self._waited = False
 
@@ -1211,16 +1241,8 @@ class Delay(_GatedDecorator):
             return self._start + self.seconds
         return None
 
-    def update(self) -> Status:
-        """Pass the child's status through."""
-        if self.decorated.status == Status.FAILURE:
-            self.feedback_message = _failed(self.decorated)
-        else:
-            self.feedback_message = self.decorated.feedback_message
-        return self.decorated.status
 
-
-class Cooldown(_GatedDecorator):
+class Cooldown(_TimedDecorator):
     """After the child finishes, refuse to run it again for ``seconds``.
 
     The child is ticked and its status passed through. When it finishes (SUCCESS or FAILURE;
@@ -1229,28 +1251,8 @@ class Cooldown(_GatedDecorator):
     ticking the child. The cooldown outlives the run and is cleared by :meth:`reset_cooldown`.
     """
 
-    def __init__(
-        self,
-        name: str,
-        child: Behaviour,
-        *,
-        seconds: float,
-        clock: Clock | None = None,
-    ):
-        """Create the decorator.
-
-        Args:
-            name: the behaviour name.
-            child: the behaviour to rate-limit.
-            seconds: the cooldown after each finished child run.
-            clock: the time source in seconds (default ``time.monotonic``).
-
-        Raises:
-            ValueError: if ``seconds`` is negative or not finite.
-        """
-        self.seconds = _check_seconds(seconds)
-        super().__init__(name, child)
-        self.clock: Clock = clock if clock is not None else time.monotonic
+    def _init_timing(self) -> None:
+        """Start without a cooldown."""
         self._ready_at: float | None = None
 
     def reset_cooldown(self) -> None:
@@ -1283,7 +1285,7 @@ class Cooldown(_GatedDecorator):
         return status
 
 
-class Timeout(_GatedDecorator):
+class Timeout(_TimedDecorator):
     """Fail if the child has not finished ``seconds`` after the start of the run.
 
     The deadline is ``clock()`` at ``initialise()`` plus ``seconds``. Each tick, before the
@@ -1295,28 +1297,8 @@ class Timeout(_GatedDecorator):
     drive it) and the child is not ticked once the deadline has passed.
     """
 
-    def __init__(
-        self,
-        name: str,
-        child: Behaviour,
-        *,
-        seconds: float,
-        clock: Clock | None = None,
-    ):
-        """Create the decorator.
-
-        Args:
-            name: the behaviour name.
-            child: the behaviour to bound in time.
-            seconds: the time allowed for one run of the child.
-            clock: the time source in seconds (default ``time.monotonic``).
-
-        Raises:
-            ValueError: if ``seconds`` is negative or not finite.
-        """
-        self.seconds = _check_seconds(seconds)
-        super().__init__(name, child)
-        self.clock: Clock = clock if clock is not None else time.monotonic
+    def _init_timing(self) -> None:
+        """Start with no deadline set."""
         self._deadline = 0.0
 
     def initialise(self) -> None:

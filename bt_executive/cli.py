@@ -110,18 +110,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     except graph.RenderError as error:
         print(f'bt-executive: {error}', file=sys.stderr)
         return EXIT_USAGE
-    if args.output is None:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return EXIT_OK
-    try:
-        with open(args.output, 'wb') as stream:
-            stream.write(data)
-    except OSError as error:
-        print(f'bt-executive: cannot write {args.output}: {error}', file=sys.stderr)
-        return EXIT_USAGE
-    return EXIT_OK
+    return _write_output(data, args.output)
 
 
 def cmd_nodes(args: argparse.Namespace) -> int:
@@ -207,13 +196,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
                timeout=args.timeout)
 
 
-def _write_text(text: str, output: Optional[str]) -> int:
+def _write_output(data: str | bytes, output: Optional[str]) -> int:
+    """Write text (UTF-8) or bytes to the file ``output``, or to standard output if None.
+
+    Returns:
+        EXIT_OK, or EXIT_USAGE (with a message) when the file cannot be written.
+    """
+    binary = isinstance(data, bytes)
     if output is None:
-        sys.stdout.write(text)
+        if binary:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(data)
         return EXIT_OK
     try:
-        with open(output, 'w', encoding='utf-8') as stream:
-            stream.write(text)
+        with open(output, 'wb' if binary else 'w',
+                  encoding=None if binary else 'utf-8') as stream:
+            stream.write(data)
     except OSError as error:
         print(f'bt-executive: cannot write {output}: {error}', file=sys.stderr)
         return EXIT_USAGE
@@ -230,7 +231,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except TreeError as error:
         _print_errors(error, args.file)
         return EXIT_INVALID
-    return _write_text(text, args.output)
+    return _write_output(text, args.output)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -241,7 +242,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     except TreeError as error:
         _print_errors(error, args.file)
         return EXIT_INVALID
-    return _write_text(text, args.output)
+    return _write_output(text, args.output)
 
 
 def cmd_view(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ Columns in errors are 1-based character offsets into the expression text.
 from __future__ import annotations
 
 from collections.abc import Mapping
+import contextlib
 import dataclasses
 import math
 import numbers
@@ -694,16 +695,15 @@ class Not(_Node):
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Arithmetic(_Node):
-    """A left-associative chain of ``+ -`` or of ``* / // %`` operations."""
+class _Chain(_Node):
+    """A chain of binary operations on one precedence level: ``first op operand op ...``.
+
+    Every operand, the first included, binds more tightly than the chain itself: a nested
+    chain of the same level is an operand only in parentheses.
+    """
 
     first: _Node
     rest: tuple[tuple[str, _Node], ...]
-
-    @property
-    def precedence(self) -> int:
-        """Return the sum or term binding strength."""
-        return _P_SUM if self.rest[0][0] in ('+', '-') else _P_TERM
 
     def children(self) -> Iterator[_Node]:
         """Yield the operands."""
@@ -711,15 +711,8 @@ class Arithmetic(_Node):
         for _, operand in self.rest:
             yield operand
 
-    def evaluate(self, lookup: Lookup) -> Any:
-        """Apply the operations from left to right."""
-        value = self.first.evaluate(lookup)
-        for op, operand in self.rest:
-            value = _arithmetic(op, value, operand.evaluate(lookup))
-        return value
-
     def render(self) -> str:
-        """Return ``a + b - c``."""
+        """Return ``a + b - c`` or ``a < b <= c``."""
         inner = self.precedence + 1
         parts = [self.first.wrap(inner)]
         for op, operand in self.rest:
@@ -732,26 +725,34 @@ class Arithmetic(_Node):
         rest = tuple((op, operand.substitute(bindings)) for op, operand in self.rest)
         if first is self.first and rest == self.rest:
             return self
-        return Arithmetic(first, rest)
+        return type(self)(first, rest)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Comparison(_Node):
-    """A chain of comparisons, ``a < b <= c``, with Python's chaining semantics."""
+class Arithmetic(_Chain):
+    """A left-associative chain of ``+ -`` or of ``* / // %`` operations."""
 
-    first: _Node
-    rest: tuple[tuple[str, _Node], ...]
+    @property
+    def precedence(self) -> int:
+        """Return the sum or term binding strength."""
+        return _P_SUM if self.rest[0][0] in ('+', '-') else _P_TERM
+
+    def evaluate(self, lookup: Lookup) -> Any:
+        """Apply the operations from left to right."""
+        value = self.first.evaluate(lookup)
+        for op, operand in self.rest:
+            value = _arithmetic(op, value, operand.evaluate(lookup))
+        return value
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Comparison(_Chain):
+    """A chain of comparisons, ``a < b <= c``, with Python's chaining semantics."""
 
     @property
     def precedence(self) -> int:
         """Return the comparison binding strength."""
         return _P_COMPARISON
-
-    def children(self) -> Iterator[_Node]:
-        """Yield the operands."""
-        yield self.first
-        for _, operand in self.rest:
-            yield operand
 
     def evaluate(self, lookup: Lookup) -> Any:
         """Compare pairwise, stopping at the first false comparison."""
@@ -764,21 +765,6 @@ class Comparison(_Node):
                 return result
             left = right
         return result
-
-    def render(self) -> str:
-        """Return ``a < b``."""
-        parts = [self.first.wrap(_P_SUM)]
-        for op, operand in self.rest:
-            parts.append(f' {op} {operand.wrap(_P_SUM)}')
-        return ''.join(parts)
-
-    def substitute(self, bindings: Bindings) -> _Node:
-        """Substitute inside the operands."""
-        first = self.first.substitute(bindings)
-        rest = tuple((op, operand.substitute(bindings)) for op, operand in self.rest)
-        if first is self.first and rest == self.rest:
-            return self
-        return Comparison(first, rest)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -1130,6 +1116,20 @@ class _Parser:
     def _leave(self) -> None:
         self._nesting -= 1
 
+    @contextlib.contextmanager
+    def _nested(self, token: _Token) -> Iterator[None]:
+        """Consume ``token`` (a bracket or ``else``) and parse the block one level deeper.
+
+        A context manager rather than a call around the parse, so that the nesting costs
+        no interpreter frame while the inner expression is parsed.
+        """
+        self._advance()
+        self._enter(token)
+        try:
+            yield
+        finally:
+            self._leave()
+
     def _node(self, node: _Node, column: int) -> _Node:
         if node.depth > MAX_NESTING:
             raise self.error(
@@ -1155,12 +1155,8 @@ class _Parser:
             raise self.error(
                 f"expected 'else' to complete the 'if' at column {if_token.column}",
                 else_token.column)
-        self._advance()
-        self._enter(else_token)
-        try:
+        with self._nested(else_token):
             orelse = self._expr()
-        finally:
-            self._leave()
         return self._node(Conditional(body, condition, orelse), start.column)
 
     def _binary_operator(self) -> Optional[tuple[str, int]]:
@@ -1279,13 +1275,9 @@ class _Parser:
                         "field names starting with '_' are not accessible", name.column)
                 node = self._node(Field(node, name.value), name.column)
             elif _is_op(token, '['):
-                self._advance()
-                self._enter(token)
-                try:
+                with self._nested(token):
                     index = self._expr()
                     self._expect(']', f"expected ']' to close '[' at column {token.column}")
-                finally:
-                    self._leave()
                 node = self._node(Index(node, index), token.column)
             elif _is_op(token, '('):
                 raise self.error(
@@ -1313,29 +1305,17 @@ class _Parser:
                 return self._call(token)
             return Name(word)
         if _is_op(token, '('):
-            self._advance()
-            self._enter(token)
-            try:
+            with self._nested(token):
                 node = self._expr()
                 self._expect(')', f"expected ')' to close '(' at column {token.column}")
-            finally:
-                self._leave()
             return node
         if _is_op(token, '['):
-            self._advance()
-            self._enter(token)
-            try:
+            with self._nested(token):
                 items = self._sequence(token, ']')
-            finally:
-                self._leave()
             return self._node(ListDisplay(tuple(items)), token.column)
         if _is_op(token, '{'):
-            self._advance()
-            self._enter(token)
-            try:
+            with self._nested(token):
                 node = self._dict(token)
-            finally:
-                self._leave()
             return self._node(node, token.column)
         if self._position == 0:
             raise self.error(f'unexpected {_describe(token)}', token.column)
@@ -1347,12 +1327,9 @@ class _Parser:
             known = ', '.join(sorted(self._functions)) or 'none'
             raise self.error(
                 f"unknown function '{name.value}' (known: {known})", name.column)
-        open_token = self._advance()
-        self._enter(open_token)
-        try:
+        open_token = self._peek()
+        with self._nested(open_token):
             args = self._sequence(open_token, ')')
-        finally:
-            self._leave()
         return self._node(Call(name.value, function, tuple(args)), name.column)
 
     def _sequence(self, open_token: _Token, closer: str) -> list[_Node]:

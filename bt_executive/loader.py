@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from bt_executive import yaml_source
 from bt_executive.errors import Diagnostic, SourceLocation, TreeError
@@ -82,18 +82,8 @@ class Loader:
         Raises:
             TreeError: with every problem found.
         """
-        self.errors = []
-        self._node_count = 0
-        document = Document(path=path, trees={})
-        try:
-            self._load_file(path, document, stack=[], is_main=True)
-            if not self.errors:
-                self._check_document(document)
-        except TreeError as error:
-            self.errors.extend(error.diagnostics)
-        if self.errors:
-            raise TreeError(_unique(self.errors))
-        return document
+        return self._load_document(
+            path, lambda document: self._load_file(path, document, stack=[], is_main=True))
 
     def load_text(self, text: str, *, name: str = '<string>',
                   base_dir: Optional[str] = None) -> Document:
@@ -102,13 +92,24 @@ class Loader:
         Raises:
             TreeError: with every problem found.
         """
-        self.errors = []
-        self._node_count = 0
-        document = Document(path=name, trees={})
-        try:
+        def read(document: Document) -> None:
             root = yaml_source.load_text(text, name)
             self._load_root(root, name, document, stack=[name],
                             base_dir=base_dir or os.getcwd(), is_main=True)
+
+        return self._load_document(name, read)
+
+    def _load_document(self, path: str, read: Callable[[Document], None]) -> Document:
+        """Read a new document named ``path`` with ``read``, then check it as a whole.
+
+        Raises:
+            TreeError: with every problem found.
+        """
+        self.errors = []
+        self._node_count = 0
+        document = Document(path=path, trees={})
+        try:
+            read(document)
             if not self.errors:
                 self._check_document(document)
         except TreeError as error:
@@ -154,13 +155,7 @@ class Loader:
             self._error(root.loc, f"expected a mapping with 'trees' at the top level, "
                         f'got {root.kind}')
             return
-        known = CORE_SECTIONS + EXTRA_SECTIONS
-        unknown = False
-        for key, value in root.entries:
-            if key.value not in known:
-                unknown = True
-                self._error(key.loc, f"unknown top-level key '{key.value}'"
-                            f"{hint(key.value, known)} (expected: {', '.join(known)})")
+        unknown = self._check_keys(root, CORE_SECTIONS + EXTRA_SECTIONS, 'top-level key')
         main = root.get('main')
         if main is not None:
             if not isinstance(main, YScalar) or not isinstance(main.value, str):
@@ -195,6 +190,25 @@ class Loader:
             value = root.get(section)
             if value is not None:
                 document.sections.setdefault(section, []).append(value)
+
+    def _check_keys(self, node: YMap, known: Sequence[str], what: str, where: str = '',
+                    path: str = '') -> bool:
+        """Report each key of ``node`` that is not in ``known``; return whether there was one.
+
+        Args:
+            node: the mapping whose keys are checked.
+            known: the keys allowed there.
+            what: how the message names a key ('key', 'top-level key').
+            where: appended to the quoted key (" in tree 'Patrol'").
+            path: the node path the errors belong to.
+        """
+        unknown = False
+        for key, _ in node.entries:
+            if key.value not in known:
+                unknown = True
+                self._error(key.loc, f"unknown {what} '{key.value}'{where}"
+                            f"{hint(key.value, known)} (expected: {', '.join(known)})", path)
+        return unknown
 
     def _string_list(self, node: YNode, what: str) -> list[YScalar]:
         items = [node] if isinstance(node, YScalar) else list(node) \
@@ -238,11 +252,7 @@ class Loader:
         doc = ''
         root_node: Optional[YNode] = node
         if isinstance(node, YMap) and 'root' in node.keys():
-            for k, _ in node.entries:
-                if k.value not in TREE_KEYS:
-                    self._error(k.loc, f"unknown key '{k.value}' in tree '{name}'"
-                                f'{hint(k.value, TREE_KEYS)} (expected: '
-                                f"{', '.join(TREE_KEYS)})", name)
+            self._check_keys(node, TREE_KEYS, 'key', f" in tree '{name}'", name)
             root_node = node.get('root')
             params = self._tree_params(node.get('params'), name)
             description = node.get('description')
@@ -324,11 +334,7 @@ class Loader:
 
     def _explicit_node(self, node: YMap, parent_path: str,
                        siblings: dict[str, int]) -> Optional[NodeSpec]:
-        for key, _ in node.entries:
-            if key.value not in EXPLICIT_KEYS:
-                self._error(key.loc, f"unknown key '{key.value}' in explicit node"
-                            f'{hint(key.value, EXPLICIT_KEYS)} (expected: '
-                            f"{', '.join(EXPLICIT_KEYS)})", parent_path)
+        self._check_keys(node, EXPLICIT_KEYS, 'key', ' in explicit node', parent_path)
         type_node = node.get('type')
         if not isinstance(type_node, YScalar) or not isinstance(type_node.value, str):
             self._error(type_node.loc, "'type' must be a node type name", parent_path)

@@ -270,10 +270,28 @@ def _ros_stub(type_name: str):
 
 _SEED = P('seed', T.INT, 'random seed (default: derived from the run seed)', None)
 _SECONDS = P('seconds', T.FLOAT, 'duration in seconds', minimum=0.0)
+_CONDITIONS = P('conditions', T.INT, 'how many leading children are conditions', 1,
+                minimum=1)
+_KEY_PATH = P('key', T.KEY, 'blackboard key (dots for nested fields)')
 _COMMON_ROS = (
     P('server_timeout', T.FLOAT, 'seconds to wait for the server before FAILURE', 2.0,
       minimum=0.0),
 )
+_QOS_CHOICES = ('reliable', 'sensor_data', 'latched')
+_QOS = P('qos', T.ENUM, 'QoS profile', 'reliable', choices=_QOS_CHOICES)
+_MSG_EXPR = P('expr', T.EXPRESSION, 'expression over `msg` and the blackboard', 'true')
+
+
+def _status_decorator(name: str, cls: type, description: str, **extra: Any) -> NodeType:
+    """Declare a parameterless py_trees decorator that only maps its child's status."""
+    return NodeType(name, Category.DECORATOR, description, (), _decorator(cls), 1, 1,
+                    source=f'py_trees.decorators.{cls.__name__}', **extra)
+
+
+def _ros_leaf(name: str, description: str, params: tuple[Param, ...]) -> NodeType:
+    """Declare a ROS leaf: an offline stub until the ROS layer supplies its factory."""
+    return NodeType(name, Category.LEAF, description, params, _ros_stub(name), ros=True,
+                    source='bt_executive.ros.leaves')
 
 
 def _types() -> list[NodeType]:
@@ -323,12 +341,10 @@ def _types() -> list[NodeType]:
         NodeType('Monitor', C, 'The first `conditions` children are checked every tick while '
                  'the remaining children run as a sequence; a failing condition aborts '
                  'the actions and fails.',
-                 (P('conditions', T.INT, 'how many leading children are conditions', 1,
-                    minimum=1),), _monitor, 2, None, source='bt_executive.behaviours.Monitor'),
+                 (_CONDITIONS,), _monitor, 2, None, source='bt_executive.behaviours.Monitor'),
         NodeType('Filter', C, 'The first `conditions` children are checked once when the '
                  'node starts; if all pass the remaining children run as a sequence.',
-                 (P('conditions', T.INT, 'how many leading children are conditions', 1,
-                    minimum=1),), _filter, 2, None, source='bt_executive.behaviours.Filter'),
+                 (_CONDITIONS,), _filter, 2, None, source='bt_executive.behaviours.Filter'),
         NodeType('RandomSelector', C, 'Selector over a random order chosen at each start; '
                  "optional weights make it the seeds' weighted RandomPriority.",
                  (P('weights', T.LIST, 'one non-negative weight per child', None), _SEED),
@@ -348,32 +364,25 @@ def _types() -> list[NodeType]:
                  (), _composite(behaviours.While), 2, 2, btcpp='WhileDoElse',
                  source='bt_executive.behaviours.While'),
         # -- decorators
-        NodeType('Inverter', D, 'Swaps SUCCESS and FAILURE; RUNNING passes through.', (),
-                 _decorator(py_trees.decorators.Inverter), 1, 1, aliases=('Not',),
-                 btcpp='Inverter', source='py_trees.decorators.Inverter'),
-        NodeType('ForceSuccess', D, 'FAILURE becomes SUCCESS; RUNNING passes through.', (),
-                 _decorator(py_trees.decorators.FailureIsSuccess), 1, 1,
-                 aliases=('ReturnSuccess', 'FailureIsSuccess'), btcpp='ForceSuccess',
-                 source='py_trees.decorators.FailureIsSuccess'),
-        NodeType('ForceFailure', D, 'SUCCESS becomes FAILURE; RUNNING passes through.', (),
-                 _decorator(py_trees.decorators.SuccessIsFailure), 1, 1,
-                 aliases=('ReturnFailure', 'SuccessIsFailure'), btcpp='ForceFailure',
-                 source='py_trees.decorators.SuccessIsFailure'),
-        NodeType('RunningIsFailure', D, 'RUNNING becomes FAILURE.', (),
-                 _decorator(py_trees.decorators.RunningIsFailure), 1, 1,
-                 source='py_trees.decorators.RunningIsFailure'),
-        NodeType('RunningIsSuccess', D, 'RUNNING becomes SUCCESS.', (),
-                 _decorator(py_trees.decorators.RunningIsSuccess), 1, 1,
-                 source='py_trees.decorators.RunningIsSuccess'),
-        NodeType('FailureIsRunning', D, 'FAILURE becomes RUNNING.', (),
-                 _decorator(py_trees.decorators.FailureIsRunning), 1, 1,
-                 source='py_trees.decorators.FailureIsRunning'),
-        NodeType('SuccessIsRunning', D, 'SUCCESS becomes RUNNING.', (),
-                 _decorator(py_trees.decorators.SuccessIsRunning), 1, 1,
-                 source='py_trees.decorators.SuccessIsRunning'),
-        NodeType('PassThrough', D, "Reflects the child's status unchanged.", (),
-                 _decorator(py_trees.decorators.PassThrough), 1, 1,
-                 source='py_trees.decorators.PassThrough'),
+        _status_decorator('Inverter', py_trees.decorators.Inverter,
+                          'Swaps SUCCESS and FAILURE; RUNNING passes through.',
+                          aliases=('Not',), btcpp='Inverter'),
+        _status_decorator('ForceSuccess', py_trees.decorators.FailureIsSuccess,
+                          'FAILURE becomes SUCCESS; RUNNING passes through.',
+                          aliases=('ReturnSuccess', 'FailureIsSuccess'), btcpp='ForceSuccess'),
+        _status_decorator('ForceFailure', py_trees.decorators.SuccessIsFailure,
+                          'SUCCESS becomes FAILURE; RUNNING passes through.',
+                          aliases=('ReturnFailure', 'SuccessIsFailure'), btcpp='ForceFailure'),
+        _status_decorator('RunningIsFailure', py_trees.decorators.RunningIsFailure,
+                          'RUNNING becomes FAILURE.'),
+        _status_decorator('RunningIsSuccess', py_trees.decorators.RunningIsSuccess,
+                          'RUNNING becomes SUCCESS.'),
+        _status_decorator('FailureIsRunning', py_trees.decorators.FailureIsRunning,
+                          'FAILURE becomes RUNNING.'),
+        _status_decorator('SuccessIsRunning', py_trees.decorators.SuccessIsRunning,
+                          'SUCCESS becomes RUNNING.'),
+        _status_decorator('PassThrough', py_trees.decorators.PassThrough,
+                          "Reflects the child's status unchanged."),
         NodeType('Repeat', D, 'Runs the child until it has succeeded `times` times; a '
                  'failure fails at once.',
                  (P('times', T.INT, 'successful runs needed', minimum=1),),
@@ -450,7 +459,7 @@ def _types() -> list[NodeType]:
                  _wait_until, primary='expr', source='bt_executive.nodes.WaitUntil'),
         NodeType('SetBlackboard', L, 'Writes a value (literal, $reference or ${expression}) '
                  'to a blackboard key and succeeds.',
-                 (P('key', T.KEY, 'blackboard key (dots for nested fields)'),
+                 (_KEY_PATH,
                   P('value', T.ANY, 'the value', dynamic=True),
                   P('overwrite', T.BOOL, 'replace an existing value', True)),
                  _set_blackboard, btcpp='SetBlackboard',
@@ -459,12 +468,10 @@ def _types() -> list[NodeType]:
                  (P('key', T.KEY, 'blackboard key'),), _unset_blackboard, primary='key',
                  source='py_trees.behaviours.UnsetBlackboardVariable'),
         NodeType('BlackboardExists', L, 'SUCCESS if the key is set, else FAILURE.',
-                 (P('key', T.KEY, 'blackboard key (dots for nested fields)'),),
-                 _blackboard_exists, primary='key',
+                 (_KEY_PATH,), _blackboard_exists, primary='key',
                  source='py_trees.behaviours.CheckBlackboardVariableExists'),
         NodeType('WaitForBlackboard', L, 'RUNNING until the key is set, then SUCCESS.',
-                 (P('key', T.KEY, 'blackboard key (dots for nested fields)'),),
-                 _wait_for_blackboard, primary='key',
+                 (_KEY_PATH,), _wait_for_blackboard, primary='key',
                  source='py_trees.behaviours.WaitForBlackboardVariable'),
         NodeType('TickCounter', L, 'RUNNING for `ticks` ticks, then the `then` status.',
                  (P('ticks', T.INT, 'ticks to run', minimum=0),
@@ -484,84 +491,73 @@ def _types() -> list[NodeType]:
                  (P('tree', T.STRING, 'name of the tree to run'),), None, primary='tree',
                  aliases=('RunTree', 'SubTree'), btcpp='SubTree', source='bt_executive'),
         # -- ROS leaves (stubs offline; the ROS layer supplies the real factories)
-        NodeType('Action', L, 'Sends a ROS action goal (built from literals, $references '
-                 'and ${expressions}); RUNNING while active, SUCCESS on a succeeded result; '
-                 'FAILURE when the server is absent, rejects, aborts or times out; the goal '
-                 'is cancelled when the node is halted.',
-                 (P('type', T.INTERFACE, 'action type, e.g. nav2_msgs/action/NavigateToPose'),
-                  P('server', T.STRING, 'action name, e.g. /navigate_to_pose'),
-                  P('goal', T.MAPPING, 'goal fields', {}, dynamic=True),
-                  P('result_key', T.KEY, 'blackboard key for the result', None),
-                  P('feedback_key', T.KEY, 'blackboard key for the latest feedback', None),
-                  *_COMMON_ROS,
-                  P('timeout', T.FLOAT, 'seconds until the result; 0 waits forever', 0.0,
-                    minimum=0.0)),
-                 _ros_stub('Action'), ros=True, source='bt_executive.ros.leaves'),
-        NodeType('Service', L, 'Calls a ROS service; SUCCESS when the response satisfies '
-                 '`success` (an expression over `response`), FAILURE otherwise.',
-                 (P('type', T.INTERFACE, 'service type, e.g. std_srvs/srv/Trigger'),
-                  P('service', T.STRING, 'service name'),
-                  P('request', T.MAPPING, 'request fields', {}, dynamic=True),
-                  P('response_key', T.KEY, 'blackboard key for the response', None),
-                  P('success', T.EXPRESSION, 'success test over `response`', 'true'),
-                  *_COMMON_ROS,
-                  P('timeout', T.FLOAT, 'seconds until the response', 5.0, minimum=0.0)),
-                 _ros_stub('Service'), ros=True, source='bt_executive.ros.leaves'),
-        NodeType('TopicCondition', L, 'SUCCESS if the latest message on a topic (as `msg`) '
-                 'satisfies the expression and is not older than max_age; FAILURE '
-                 'otherwise (no message yet, stale, or false).',
-                 (P('topic', T.STRING, 'topic name'),
-                  P('type', T.INTERFACE, 'message type, e.g. std_msgs/msg/Bool'),
-                  P('expr', T.EXPRESSION, 'expression over `msg` and the blackboard',
-                    'true'),
-                  P('max_age', T.FLOAT, 'seconds; 0 accepts any age', 0.0, minimum=0.0),
-                  P('qos', T.ENUM, 'QoS profile', 'reliable',
-                    choices=('reliable', 'sensor_data', 'latched'))),
-                 _ros_stub('TopicCondition'), ros=True, source='bt_executive.ros.leaves'),
-        NodeType('WaitForMessage', L, 'RUNNING until a message arrives on the topic that '
-                 'satisfies the expression (if given), then SUCCESS.',
-                 (P('topic', T.STRING, 'topic name'),
-                  P('type', T.INTERFACE, 'message type'),
-                  P('expr', T.EXPRESSION, 'expression over `msg` and the blackboard',
-                    'true'),
-                  P('key', T.KEY, 'blackboard key to store the message', None),
-                  P('qos', T.ENUM, 'QoS profile', 'reliable',
-                    choices=('reliable', 'sensor_data', 'latched'))),
-                 _ros_stub('WaitForMessage'), ros=True, source='bt_executive.ros.leaves'),
-        NodeType('Publish', L, 'Publishes one message built from literals, $references and '
-                 '${expressions}; SUCCESS.',
-                 (P('topic', T.STRING, 'topic name'),
-                  P('type', T.INTERFACE, 'message type, e.g. geometry_msgs/msg/Twist'),
-                  P('fields', T.MAPPING, 'message fields', {}, dynamic=True),
-                  P('qos', T.ENUM, 'QoS profile', 'reliable',
-                    choices=('reliable', 'sensor_data', 'latched'))),
-                 _ros_stub('Publish'), ros=True, source='bt_executive.ros.leaves'),
-        NodeType('TopicAction', L, 'Runs a goal over plain topics (for robots without a '
-                 'ROS action): publishes the goal, follows a status topic (SUCCESS/FAILURE '
-                 'by the `succeeded`/`failed` expressions over `msg`; `match` picks the '
-                 'status messages of this goal, `goal` is the sent goal), and publishes '
-                 '`cancel` on cancel_topic when halted or timed out.',
-                 (P('goal_topic', T.STRING, 'topic the goal is published on'),
-                  P('goal_type', T.INTERFACE, 'goal message type'),
-                  P('goal', T.MAPPING, 'goal fields', {}, dynamic=True),
-                  P('stamp_field', T.STRING, 'Time field of the goal set to now (identifies '
-                    'the goal)', ''),
-                  P('status_topic', T.STRING, 'topic of the status messages'),
-                  P('status_type', T.INTERFACE, 'status message type'),
-                  P('status_qos', T.ENUM, 'QoS of the status subscription', 'reliable',
-                    choices=('reliable', 'sensor_data', 'latched')),
-                  P('match', T.EXPRESSION, 'is `msg` about the sent `goal`?', 'true'),
-                  P('succeeded', T.EXPRESSION, 'success test over `msg`'),
-                  P('failed', T.EXPRESSION, 'failure test over `msg`', 'false'),
-                  P('status_key', T.KEY, 'blackboard key for the latest status', None),
-                  P('cancel_topic', T.STRING, 'topic for the cancel message', ''),
-                  P('cancel_type', T.INTERFACE, 'cancel message type', 'std_msgs/msg/Empty'),
-                  P('cancel', T.MAPPING, 'cancel message fields (may read `goal`)', {},
-                    dynamic=True),
-                  *_COMMON_ROS,
-                  P('timeout', T.FLOAT, 'seconds until a result; 0 waits forever', 0.0,
-                    minimum=0.0)),
-                 _ros_stub('TopicAction'), ros=True, source='bt_executive.ros.leaves'),
+        _ros_leaf('Action', 'Sends a ROS action goal (built from literals, $references '
+                  'and ${expressions}); RUNNING while active, SUCCESS on a succeeded result; '
+                  'FAILURE when the server is absent, rejects, aborts or times out; the goal '
+                  'is cancelled when the node is halted.',
+                  (P('type', T.INTERFACE, 'action type, e.g. nav2_msgs/action/NavigateToPose'),
+                   P('server', T.STRING, 'action name, e.g. /navigate_to_pose'),
+                   P('goal', T.MAPPING, 'goal fields', {}, dynamic=True),
+                   P('result_key', T.KEY, 'blackboard key for the result', None),
+                   P('feedback_key', T.KEY, 'blackboard key for the latest feedback', None),
+                   *_COMMON_ROS,
+                   P('timeout', T.FLOAT, 'seconds until the result; 0 waits forever', 0.0,
+                     minimum=0.0))),
+        _ros_leaf('Service', 'Calls a ROS service; SUCCESS when the response satisfies '
+                  '`success` (an expression over `response`), FAILURE otherwise.',
+                  (P('type', T.INTERFACE, 'service type, e.g. std_srvs/srv/Trigger'),
+                   P('service', T.STRING, 'service name'),
+                   P('request', T.MAPPING, 'request fields', {}, dynamic=True),
+                   P('response_key', T.KEY, 'blackboard key for the response', None),
+                   P('success', T.EXPRESSION, 'success test over `response`', 'true'),
+                   *_COMMON_ROS,
+                   P('timeout', T.FLOAT, 'seconds until the response', 5.0, minimum=0.0))),
+        _ros_leaf('TopicCondition', 'SUCCESS if the latest message on a topic (as `msg`) '
+                  'satisfies the expression and is not older than max_age; FAILURE '
+                  'otherwise (no message yet, stale, or false).',
+                  (P('topic', T.STRING, 'topic name'),
+                   P('type', T.INTERFACE, 'message type, e.g. std_msgs/msg/Bool'),
+                   _MSG_EXPR,
+                   P('max_age', T.FLOAT, 'seconds; 0 accepts any age', 0.0, minimum=0.0),
+                   _QOS)),
+        _ros_leaf('WaitForMessage', 'RUNNING until a message arrives on the topic that '
+                  'satisfies the expression (if given), then SUCCESS.',
+                  (P('topic', T.STRING, 'topic name'),
+                   P('type', T.INTERFACE, 'message type'),
+                   _MSG_EXPR,
+                   P('key', T.KEY, 'blackboard key to store the message', None),
+                   _QOS)),
+        _ros_leaf('Publish', 'Publishes one message built from literals, $references and '
+                  '${expressions}; SUCCESS.',
+                  (P('topic', T.STRING, 'topic name'),
+                   P('type', T.INTERFACE, 'message type, e.g. geometry_msgs/msg/Twist'),
+                   P('fields', T.MAPPING, 'message fields', {}, dynamic=True),
+                   _QOS)),
+        _ros_leaf('TopicAction', 'Runs a goal over plain topics (for robots without a '
+                  'ROS action): publishes the goal, follows a status topic (SUCCESS/FAILURE '
+                  'by the `succeeded`/`failed` expressions over `msg`; `match` picks the '
+                  'status messages of this goal, `goal` is the sent goal), and publishes '
+                  '`cancel` on cancel_topic when halted or timed out.',
+                  (P('goal_topic', T.STRING, 'topic the goal is published on'),
+                   P('goal_type', T.INTERFACE, 'goal message type'),
+                   P('goal', T.MAPPING, 'goal fields', {}, dynamic=True),
+                   P('stamp_field', T.STRING, 'Time field of the goal set to now (identifies '
+                     'the goal)', ''),
+                   P('status_topic', T.STRING, 'topic of the status messages'),
+                   P('status_type', T.INTERFACE, 'status message type'),
+                   P('status_qos', T.ENUM, 'QoS of the status subscription', 'reliable',
+                     choices=_QOS_CHOICES),
+                   P('match', T.EXPRESSION, 'is `msg` about the sent `goal`?', 'true'),
+                   P('succeeded', T.EXPRESSION, 'success test over `msg`'),
+                   P('failed', T.EXPRESSION, 'failure test over `msg`', 'false'),
+                   P('status_key', T.KEY, 'blackboard key for the latest status', None),
+                   P('cancel_topic', T.STRING, 'topic for the cancel message', ''),
+                   P('cancel_type', T.INTERFACE, 'cancel message type', 'std_msgs/msg/Empty'),
+                   P('cancel', T.MAPPING, 'cancel message fields (may read `goal`)', {},
+                     dynamic=True),
+                   *_COMMON_ROS,
+                   P('timeout', T.FLOAT, 'seconds until a result; 0 waits forever', 0.0,
+                     minimum=0.0))),
     ]
 
 
