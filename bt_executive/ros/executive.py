@@ -385,6 +385,13 @@ class Executive(Node):
         """
         self.ticker.request()
 
+    def request_tick_now(self) -> None:
+        """Tick at once if ``max_tick_rate`` allows (the blackboard feed, after storing).
+
+        See :meth:`bt_executive.ros.ticking.EventTicker.request_now`.
+        """
+        self.ticker.request_now()
+
     def _next_deadline(self) -> Optional[float]:
         """Return the earliest future ``wake_at`` of the tree (node-clock seconds)."""
         now = self.now_seconds()
@@ -461,7 +468,7 @@ class Executive(Node):
         self.last_failure = ''
         self.last_status = Status.INVALID
         self._timed = new.timed()
-        new.feed.watch(new.readers(), self.request_tick)
+        new.feed.watch(new.readers(), self.request_tick_now)
         self.get_logger().info(f"running tree '{new.name}' from {new.file}")
         self.publish_status(force=True)
         self.request_tick()

@@ -22,7 +22,11 @@ Two modes, chosen by the executive's ``tick_mode`` parameter:
       of requests becomes one tick at the next allowed moment.
 
 Requests are posted to the executor as a task, so a tick never runs inside another
-callback (a leaf's callback finishes before the tree sees its result).
+callback (a leaf's callback finishes before the tree sees its result). The one exception
+is the blackboard feed (:meth:`EventTicker.request_now`): its subscription callback has
+stored everything when it asks, so it ticks at once, at its end, when the rate cap allows.
+That saves an executor dispatch (0.1-1 ms here) on the reaction path: message in, tree
+ticked, goal cancelled, in one callback.
 """
 
 from __future__ import annotations
@@ -189,6 +193,7 @@ class EventTicker:
         self.requested_at: Optional[float] = None
         steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._pending = False
+        self._ticking = False
         self._pace = _OneShot(node, steady, time.monotonic, self.kick)
         self._deadline = _OneShot(node, node.get_clock(),
                                   lambda: node.get_clock().now().nanoseconds * 1e-9,
@@ -211,9 +216,24 @@ class EventTicker:
             self._pending = True
             executor.create_task(self._on_request)
 
+    def request_now(self) -> None:
+        """Tick at once if allowed, else as :meth:`request` (from a finished callback only).
+
+        For callbacks that have done all their work when they ask (the blackboard feed's
+        subscriptions); never re-entrant: inside a tick, or before spinning, it is
+        :meth:`request`.
+        """
+        if self._ticking or self._heartbeat is None or self._node.executor is None:
+            self.request()
+            return
+        if self.requested_at is None:
+            self.requested_at = time.monotonic()
+        self.kick()
+
     def _on_request(self) -> None:
         self._pending = False
-        if self._heartbeat is not None:
+        # no request left: a tick since (request_now, a deadline) has answered it
+        if self._heartbeat is not None and self.requested_at is not None:
             self.kick()
 
     def kick(self) -> None:
@@ -221,7 +241,11 @@ class EventTicker:
         now = time.monotonic()
         allowed = self.last_tick + self.min_interval
         if now >= allowed:
-            self._tick()
+            self._ticking = True
+            try:
+                self._tick()
+            finally:
+                self._ticking = False
         else:
             self._pace.arm(allowed)
 
@@ -270,6 +294,9 @@ class PeriodicTicker:
 
     def request(self) -> None:
         """Periodic ticking ignores requests: the next tick comes anyway."""
+
+    def request_now(self) -> None:
+        """Ignored, as :meth:`request`."""
 
     def ticked(self, start: float) -> Optional[float]:
         """Nothing to note; no wake latency."""

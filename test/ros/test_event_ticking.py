@@ -279,3 +279,36 @@ def test_the_wait_for_the_first_spin_is_start_up_not_a_wake_latency(host, tmp_pa
     timing = ex.executive.status()['timing']
     latency = timing.get('wake_latency_ms', {}).get('max', 0.0)
     assert latency < 300.0, timing
+
+
+def test_a_message_that_changes_what_the_tree_reads_ticks_it_in_the_same_callback(
+        host, tmp_path, ros_node):
+    from std_msgs.msg import Bool
+
+    # the feed's subscription callback stores the value and then ticks at once: no
+    # executor dispatch between the message and the reaction
+    ex = event_host(host, write_tree(tmp_path, 't.yaml', """
+        blackboard: {pressed: false}
+        subscriptions:
+          - {topic: button, type: std_msgs/msg/Bool, field: data, key: pressed}
+        trees:
+          Main:
+            Selector:
+              - Condition pressed: pressed
+              - Running waiting
+        """))
+    publisher = ex.publisher(ros_node, Bool, f'{ex.namespace}/button')
+    ex.spin_until(lambda: ex.executive.tick_count >= 1, 'the first tick')
+    spin_for(ex, 0.2)
+    feed = ex.executive.tree.feed
+    for value in (True, False, True):
+        received, ticks = feed.received.get('pressed'), ex.executive.tick_count
+        publisher.publish(Bool(data=value))
+        deadline = time.monotonic() + 10.0
+        while feed.received.get('pressed') == received:  # one callback per spin_once
+            assert time.monotonic() < deadline, 'the message did not arrive'
+            assert ex.executive.tick_count == ticks, 'ticked before the message'
+            ex.executor.spin_once(timeout_sec=0.1)
+        assert ex.executive.tick_count == ticks + 1, 'the callback did not tick the tree'
+        assert ex.executive.last_status.name == ('SUCCESS' if value else 'RUNNING')
+        spin_for(ex, 0.1)  # the tick after the status moved
