@@ -76,6 +76,40 @@ def ros_context() -> Iterator[Any]:
         context.try_shutdown()
 
 
+@contextlib.contextmanager
+def floor_node(name: str) -> Iterator[tuple[Any, Any, list[int]]]:
+    """Run a floor process's node (latency_floor.py, idle_floor.py); clean up on the way out.
+
+    Yields:
+        (node, executor, signals received): SIGINT and SIGTERM are noted in the list (the
+        caller's loop ends when it is not empty); the executor is rclpy's EventsExecutor,
+        the executive's own, with the node added.
+    """
+    import rclpy
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+    from rclpy.signals import SignalHandlerOptions
+
+    received: list[int] = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda number, frame: received.append(number))
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    node = rclpy.create_node(name)
+    try:  # as bt_executive.ros.executive.make_executor
+        from rclpy.experimental import EventsExecutor
+        executor = EventsExecutor()
+    except ImportError:
+        executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        yield node, executor, received
+    except ExternalShutdownException:
+        pass
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
 def best_of(function: Callable[[], object], *, repeat: int = 7, number: int = 1) -> float:
     """Return the median seconds of ``number`` calls, over ``repeat`` rounds."""
     rounds = []

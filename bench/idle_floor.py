@@ -10,41 +10,27 @@ cost it cannot remove.
 
 from __future__ import annotations
 
-import signal
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import floor_node  # noqa: E402, I100
 
 
 def main(argv: list[str]) -> int:
     """Spin until SIGINT or SIGTERM."""
     import rclpy
-    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-    from rclpy.signals import SignalHandlerOptions
     from sensor_msgs.msg import BatteryState
     from std_msgs.msg import Bool
 
     namespace = argv[0].rstrip('/')
-    received: list[int] = []
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda number, frame: received.append(number))
-    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
-    node = rclpy.create_node('idle_floor')
-    node.create_subscription(BatteryState, f'{namespace}/battery_state', lambda m: None, 10)
-    node.create_subscription(Bool, f'{namespace}/emergency_stop', lambda m: None, 10)
-    try:  # the executive's own executor (bt_executive.ros.executive.make_executor)
-        from rclpy.experimental import EventsExecutor
-        executor = EventsExecutor()
-    except ImportError:
-        executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    try:
+    with floor_node('idle_floor') as (node, executor, received):
+        node.create_subscription(BatteryState, f'{namespace}/battery_state',
+                                 lambda message: None, 10)
+        node.create_subscription(Bool, f'{namespace}/emergency_stop', lambda message: None, 10)
         while rclpy.ok() and not received:
             executor.spin_once(timeout_sec=0.5)
-    except ExternalShutdownException:
-        pass
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
     return 0
 
 

@@ -11,26 +11,29 @@ Runs until SIGINT or SIGTERM.
 
 from __future__ import annotations
 
-import signal
+import os
 import sys
 from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import floor_node  # noqa: E402, I100
 
 
 def main(argv: list[str]) -> int:
     """Run the reflex until SIGINT or SIGTERM."""
+    with floor_node('latency_floor') as (node, executor, received):
+        reflex(node, executor, received, argv[0])
+    return 0
+
+
+def reflex(node: Any, executor: Any, received: list[int], namespace: str) -> None:
+    """Keep a goal active while the battery is high; cancel it when it drops."""
     import rclpy
     from rclpy.action import ActionClient
-    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-    from rclpy.signals import SignalHandlerOptions
     from sensor_msgs.msg import BatteryState
     from test_msgs.action import Fibonacci
 
-    namespace = argv[0]
-    received: list[int] = []
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda number, frame: received.append(number))
-    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
-    node = rclpy.create_node('latency_floor')
     client = ActionClient(node, Fibonacci, f'{namespace}/navigate')
     state: dict[str, Any] = {'handle': None, 'sending': False, 'low': False}
 
@@ -57,29 +60,15 @@ def main(argv: list[str]) -> int:
             send()
 
     node.create_subscription(BatteryState, f'{namespace}/battery_state', on_battery, 10)
-    try:  # the executive's own executor (bt_executive.ros.executive.make_executor)
-        from rclpy.experimental import EventsExecutor
-        executor = EventsExecutor()
-    except ImportError:
-        executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    try:
-        while not received and not client.server_is_ready():
-            executor.spin_once(timeout_sec=0.1)
-        if not received:
-            send()
-        while rclpy.ok() and not received:
-            executor.spin_once(timeout_sec=0.1)
-        if state['handle'] is not None:
-            future = state['handle'].cancel_goal_async()
-            executor.spin_until_future_complete(future, timeout_sec=2.0)
-    except ExternalShutdownException:
-        pass
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    while not received and not client.server_is_ready():
+        executor.spin_once(timeout_sec=0.1)
+    if not received:
+        send()
+    while rclpy.ok() and not received:
+        executor.spin_once(timeout_sec=0.1)
+    if state['handle'] is not None:
+        future = state['handle'].cancel_goal_async()
+        executor.spin_until_future_complete(future, timeout_sec=2.0)
 
 
 if __name__ == '__main__':

@@ -160,6 +160,36 @@ def _release(behaviours: Any, feed: BlackboardFeed) -> None:
     feed.destroy()
 
 
+#: The executive's ROS parameters: name -> (default, description, (lowest, highest) for
+#: numbers or None, read-only).
+PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
+    'tree_file': ('', 'YAML tree file; setting it swaps the tree at runtime', None, False),
+    'tree_name': ('', "tree to run ('' = the file's main tree)", None, False),
+    'tick_mode': ('periodic', "'periodic': tick_rate ticks per second; 'event': tick when "
+                  'something the tree depends on happens (plus heartbeat_period)', None,
+                  False),
+    'tick_rate': (10.0, 'ticks per second in periodic mode', (0.1, 1000.0), False),
+    'max_tick_rate': (100.0, 'event mode: the highest tick rate (Hz)', (0.1, 10000.0),
+                      False),
+    'heartbeat_period': (1.0, 'event mode: seconds from one tick to the next when nothing '
+                         'happens', (0.001, 3600.0), False),
+    'setup_timeout': (5.0, 'seconds allowed for setting up the leaves', (0.0, 600.0), False),
+    'shutdown_timeout': (3.0, 'seconds to wait for goal cancels to be acknowledged on stop',
+                         (0.0, 600.0), False),
+    'status_period': (1.0, 'seconds between ~/status heartbeats', (0.05, 3600.0), False),
+    'status_keys': ([''], 'blackboard keys included in ~/status (JSON-safe rendering)', None,
+                    False),
+    'snapshot_keys': ([''], "blackboard keys included in ~/snapshot ('*' = every key)", None,
+                      False),
+    'snapshot_heartbeat': (1.0, 'seconds between ~/snapshot repeats while nothing changes '
+                           '(0 = off)', (0.0, 3600.0), False),
+    'groot2_port': (0, 'serve Groot2 monitoring on this TCP port (0 = off)', (0, 65535),
+                    True),
+    'groot2_address': ('127.0.0.1', 'address the Groot2 server binds (default loopback; only '
+                       "an explicit '0.0.0.0' opens every interface)", None, True),
+}
+
+
 class Executive(Node):
     """Tick a behaviour tree described in YAML and control it at runtime.
 
@@ -276,48 +306,15 @@ class Executive(Node):
     # ---- parameters -----------------------------------------------------------------
 
     def _declare_parameters(self) -> None:
-        def number(low: float, high: float) -> list[FloatingPointRange]:
-            return [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
-
-        self.declare_parameter('tree_file', '', ParameterDescriptor(
-            description='YAML tree file; setting it swaps the tree at runtime'))
-        self.declare_parameter('tree_name', '', ParameterDescriptor(
-            description="tree to run ('' = the file's main tree)"))
-        self.declare_parameter('tick_mode', 'periodic', ParameterDescriptor(
-            description="'periodic': tick_rate ticks per second; 'event': tick when "
-            'something the tree depends on happens (plus heartbeat_period)'))
-        self.declare_parameter('tick_rate', 10.0, ParameterDescriptor(
-            description='ticks per second in periodic mode',
-            floating_point_range=number(0.1, 1000.0)))
-        self.declare_parameter('max_tick_rate', 100.0, ParameterDescriptor(
-            description='event mode: the highest tick rate (Hz)',
-            floating_point_range=number(0.1, 10000.0)))
-        self.declare_parameter('heartbeat_period', 1.0, ParameterDescriptor(
-            description='event mode: seconds from one tick to the next when nothing happens',
-            floating_point_range=number(0.001, 3600.0)))
-        self.declare_parameter('setup_timeout', 5.0, ParameterDescriptor(
-            description='seconds allowed for setting up the leaves',
-            floating_point_range=number(0.0, 600.0)))
-        self.declare_parameter('shutdown_timeout', 3.0, ParameterDescriptor(
-            description='seconds to wait for goal cancels to be acknowledged on stop',
-            floating_point_range=number(0.0, 600.0)))
-        self.declare_parameter('status_period', 1.0, ParameterDescriptor(
-            description='seconds between ~/status heartbeats',
-            floating_point_range=number(0.05, 3600.0)))
-        self.declare_parameter('status_keys', [''], ParameterDescriptor(
-            description='blackboard keys included in ~/status (JSON-safe rendering)'))
-        self.declare_parameter('snapshot_keys', [''], ParameterDescriptor(
-            description="blackboard keys included in ~/snapshot ('*' = every key)"))
-        self.declare_parameter('snapshot_heartbeat', 1.0, ParameterDescriptor(
-            description='seconds between ~/snapshot repeats while nothing changes (0 = off)',
-            floating_point_range=number(0.0, 3600.0)))
-        self.declare_parameter('groot2_port', 0, ParameterDescriptor(
-            description='serve Groot2 monitoring on this TCP port (0 = off)', read_only=True,
-            integer_range=[IntegerRange(from_value=0, to_value=65535, step=1)]))
-        self.declare_parameter('groot2_address', '127.0.0.1', ParameterDescriptor(
-            description='address the Groot2 server binds (default loopback; only an '
-            "explicit '0.0.0.0' opens every interface)",
-            read_only=True))
+        for name, (default, description, bounds, read_only) in PARAMETERS.items():
+            descriptor = ParameterDescriptor(description=description, read_only=read_only)
+            if bounds is not None and isinstance(default, float):
+                descriptor.floating_point_range = [
+                    FloatingPointRange(from_value=bounds[0], to_value=bounds[1], step=0.0)]
+            elif bounds is not None:
+                descriptor.integer_range = [
+                    IntegerRange(from_value=int(bounds[0]), to_value=int(bounds[1]), step=1)]
+            self.declare_parameter(name, default, descriptor)
 
     def _param(self, name: str) -> Any:
         return self.get_parameter(name).value
