@@ -242,13 +242,14 @@ class Processes:
         self.logs = tempfile.mkdtemp(prefix=f'bt_bench_{label}_')
         self.started: list[tuple[str, subprocess.Popen]] = []
         self.early: set[int] = set()
+        self.hung: list[str] = []
 
     def __enter__(self) -> 'Processes':
         return self
 
     def __exit__(self, exc_type: Any, *exc_info: Any) -> None:
         self.stop()
-        if exc_type is None:  # keep the logs only when something went wrong
+        if exc_type is None and not self.hung:  # keep the logs when something went wrong
             shutil.rmtree(self.logs, ignore_errors=True)
         else:
             progress(f'the logs of the processes are in {self.logs}')
@@ -262,7 +263,8 @@ class Processes:
         with open(os.path.join(self.logs, f'{name}.log'), 'wb') as log:
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
                                        stderr=subprocess.STDOUT, start_new_session=True,
-                                       env={**os.environ, 'PYTHONUNBUFFERED': '1'})
+                                       env={**os.environ, 'PYTHONUNBUFFERED': '1',
+                                            'PYTHONFAULTHANDLER': '1'})
         self.started.append((name, process))
         if early:
             self.early.add(process.pid)
@@ -292,11 +294,13 @@ class Processes:
         chosen = [(n, p) for n, p in self.started if processes is None or p in processes]
         first = [(n, p) for n, p in chosen if p.pid in self.early]
         for group in (first, [item for item in chosen if item not in first]):
-            self._stop_group(group, timeout)
+            self.hung += self._stop_group(group, timeout)
         self.started = [(n, p) for n, p in self.started if p.poll() is None]
 
     @staticmethod
-    def _stop_group(group: list[tuple[str, subprocess.Popen]], timeout: float) -> None:
+    def _stop_group(group: list[tuple[str, subprocess.Popen]], timeout: float) -> list[str]:
+        """Stop ``group``; return the names of the processes that ignored SIGINT."""
+        hung = []
         for _, process in group:
             if process.poll() is None:
                 try:
@@ -308,7 +312,14 @@ class Processes:
             try:
                 process.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                progress(f'{name} did not stop within {timeout:.0f} s of SIGINT; killing it')
+                # SIGABRT first: PYTHONFAULTHANDLER makes it print every thread's stack
+                progress(f'{name} did not stop within {timeout:.0f} s of SIGINT; its stacks '
+                         'go to its log (SIGABRT), then it is killed')
+                hung.append(name)
+                with contextlib.suppress(ProcessLookupError):
+                    process.send_signal(signal.SIGABRT)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(3.0)
             try:  # the whole group: nothing the process started survives it
                 os.killpg(process.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -317,6 +328,7 @@ class Processes:
                 process.wait(5.0)
             except subprocess.TimeoutExpired:
                 progress(f'{name} (pid {process.pid}) could not be killed')
+        return hung
 
 
 class StatusWatch:

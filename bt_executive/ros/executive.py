@@ -27,6 +27,7 @@ from bt_executive.ros import interfaces, leaves
 from bt_executive.ros.subscriptions import (BlackboardFeed, check_fields, parse_subscriptions,
                                             qos_profile)
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
+from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
 from bt_executive.snapshot import (active_path, failure_chain, failure_reason,  # noqa: F401
                                    new_session, SnapshotBuilder, to_json)
 from bt_executive.spec import Document
@@ -880,11 +881,17 @@ def main(args: Optional[list[str]] = None) -> int:
         if waker is not None:
             waker.close()
         if executive is not None:
-            executive.stop_tree(executor)
+            executive.stop_tree(executor)  # goals cancelled: what matters is done
+        # Under heavy load (50 ROS processes stopping at once) rclpy's EventsExecutor
+        # shutdown was seen to block for good; nothing is left running on the robot by now,
+        # so a bounded wait ends the process with its exit status instead of hanging.
+        watchdog = ExitWatchdog(CLEANUP_TIMEOUT, 128 + received[0] if received else 0)
+        if executive is not None:
             executor.remove_node(executive)
             executive.destroy_node()
         executor.shutdown()
         rclpy.try_shutdown()
+        watchdog.cancel()
     return 128 + received[0] if received else 0
 
 

@@ -21,6 +21,7 @@ import sys
 from typing import Any, cast, Optional
 
 from action_msgs.msg import GoalInfo, GoalStatus
+from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
 from bt_executive.sim.model import (ABORTED, CANCELED, ModelParams, NavEvent, RobotModel,
                                     STATUS_NAMES)
 from builtin_interfaces.msg import Time as TimeMsg
@@ -384,11 +385,14 @@ def main(args: Optional[list[str]] = None) -> int:
     except ExternalShutdownException:
         pass
     finally:
+        # the robot stops with this process; releasing ROS entities can block under load
+        watchdog = ExitWatchdog(CLEANUP_TIMEOUT, 0 if node is not None else 1)
         if node is not None:
             executor.remove_node(node)
             node.destroy_node()
         executor.shutdown()
         rclpy.try_shutdown()
+        watchdog.cancel()
     return 0
 
 
