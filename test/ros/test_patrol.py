@@ -180,6 +180,7 @@ def test_swapping_the_tree_mid_run_cancels_the_goal_and_the_new_tree_drives(patr
     # ... and the new tree drives to its own first waypoint, then its second. (3, 2) is
     # also on the old tree's round, and the sim's state can show the old goal's target
     # after the swap, so the new tree's order itself is awaited, not (3, 2) alone
+
     def drove_new_order() -> bool:
         after = [t for t in run.targets()[seen:] if t != (0.0, -1.0)]  # docking may come first
         return any(pair == ((0.0, 2.0), (3.0, 2.0)) for pair in zip(after, after[1:]))
