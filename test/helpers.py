@@ -22,6 +22,7 @@ import pathlib
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from typing import Any, Optional, TypeVar
@@ -375,6 +376,12 @@ class PeerEvents:
     def close(self) -> None:
         """Destroy the subscription."""
         self._node.destroy_subscription(self.subscription)
+
+
+def run_python(code: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter (this one's); return it finished, output as text."""
+    return subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def free_port(*, pair: bool = False) -> int:

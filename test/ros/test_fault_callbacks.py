@@ -17,7 +17,7 @@ from typing import Any
 import uuid
 
 from executive_host import write_tree
-from helpers import SpawnedProcess, wait_for
+from helpers import run_python, SpawnedProcess, wait_for
 import pytest
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -109,8 +109,6 @@ def test_each_distinct_error_is_logged_with_its_traceback_once_and_repeats_are_c
 def test_a_shutdown_that_blocks_ends_the_process_with_its_exit_status():
     # the last steps of shutdown (rclpy entity release) once blocked for good under load;
     # the watchdog ends the process with the status it was going to return
-    import subprocess
-    import sys
     import time
 
     script = ('import time\n'
@@ -118,23 +116,18 @@ def test_a_shutdown_that_blocks_ends_the_process_with_its_exit_status():
               'ExitWatchdog(0.5, 130)\n'
               'time.sleep(60)\n')
     start = time.monotonic()
-    process = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
-                             timeout=30)
+    process = run_python(script, timeout=30)
     assert process.returncode == 130, process.stderr
     assert time.monotonic() - start < 20.0
     assert 'releasing ROS entities took longer than 0.5 s at exit' in process.stderr
 
 
 def test_a_shutdown_in_time_keeps_the_process_running():
-    import subprocess
-    import sys
-
     script = ('import time\n'
               'from bt_executive.ros.watchdog import ExitWatchdog\n'
               'ExitWatchdog(0.3, 130).cancel()\n'
               'time.sleep(1.0)\n'
               'print("still here")\n')
-    process = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
-                             timeout=30)
+    process = run_python(script, timeout=30)
     assert process.returncode == 0, process.stderr
     assert process.stdout.strip() == 'still here'

@@ -15,7 +15,7 @@ import threading
 
 from btview import client as btview_client
 from executive_host import write_tree
-from helpers import free_port, listening_possible, wait_for
+from helpers import free_port, listening_possible, run_python, wait_for
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -100,8 +100,7 @@ def test_off_by_default_and_no_zmq_import(tmp_path):
         '      "zmq" in sys.modules, "msgpack" in sys.modules)\n'
         'node.destroy_node()\n'
         'rclpy.shutdown()\n')
-    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
-                            timeout=60)
+    result = run_python(code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ['None', '0', '127.0.0.1', 'False', 'False']
 
