@@ -11,7 +11,7 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'bench']),
-    package_data={package_name: ['py.typed', 'web/*', 'schema/*.json']},
+    package_data={package_name: ['py.typed', 'viewers/web/*', 'schema/*.json']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
@@ -28,7 +28,7 @@ setup(
     python_requires='>=3.10',
     entry_points={
         'console_scripts': [
-            'bt-executive = bt_executive.cli:main',
+            'bt-executive = bt_executive.app.cli:main',
             'executive = bt_executive.ros.executive:main',
             'sim_robot = bt_executive.sim.robot:main',
         ],

@@ -7,9 +7,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from bt_executive.builder import build  # noqa: E402
-from bt_executive.loader import Loader  # noqa: E402
-from bt_executive.nodes import default_registry  # noqa: E402
+from bt_executive.core.builder import build  # noqa: E402
+from bt_executive.core.loader import Loader  # noqa: E402
+from bt_executive.nodes.catalogue import default_registry  # noqa: E402
 from common import best_of, bushy_tree_yaml, flat_tree_yaml  # noqa: E402
 
 TARGET_SECONDS = 0.2

@@ -22,9 +22,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
 os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
 
-from bt_executive.builder import build  # noqa: E402, I100
-from bt_executive.loader import Loader  # noqa: E402
-from bt_executive.nodes import default_registry  # noqa: E402
+from bt_executive.core.builder import build  # noqa: E402, I100
+from bt_executive.core.loader import Loader  # noqa: E402
+from bt_executive.nodes.catalogue import default_registry  # noqa: E402
 from common import ros_context, tree_files  # noqa: E402
 import py_trees  # noqa: E402
 

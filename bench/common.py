@@ -195,7 +195,7 @@ def patrol_commands(namespace: str, *, tick_mode: str = 'periodic', tick_rate: f
                     sim_params: Optional[dict[str, Any]] = None,
                     tree: Optional[str] = None,
                     ros_args: Sequence[str] = ()) -> list[tuple[str, list[str]]]:
-    """Return (name, argv) of the patrol bringup in ``namespace`` (bt_executive/bringup.py).
+    """Return (name, argv) of the patrol bringup in ``namespace`` (bt_executive/app/bringup.py).
 
     The same command lines ``bt-executive demo`` runs, with the parameter files of
     config/. ``sim_time`` False runs everything on wall-clock time: the sim steps in real
@@ -203,7 +203,7 @@ def patrol_commands(namespace: str, *, tick_mode: str = 'periodic', tick_rate: f
     ``tick_rate`` means ticks per wall-clock second. Extra parameters go last (``-p``
     wins over the parameter files), then ``ros_args`` (e.g. remappings) for both nodes.
     """
-    from bt_executive import bringup
+    from bt_executive.app import bringup
 
     values = {'namespace': namespace, 'tick_mode': tick_mode, 'tick_rate': str(tick_rate),
               'use_sim': str(sim).lower(), 'use_sim_time': str(sim_time).lower()}

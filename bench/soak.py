@@ -3,7 +3,7 @@
 Usage: ``make soak`` (one hour) or ``.venv/bin/python bench/soak.py --minutes 5``.
 
 Starts the built-in sim and the executive as two processes, exactly as ``bt-executive
-demo`` does (bt_executive/bringup.py: the parameter files of config/, event ticking,
+demo`` does (bt_executive/app/bringup.py: the parameter files of config/, event ticking,
 simulated time), with the sim running ``--time-scale`` times faster than real time, in a
 namespace of their own. While they run it samples, every ``--sample-period`` seconds:
 

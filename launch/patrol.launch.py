@@ -1,11 +1,11 @@
 """Launch the patrol: the executive and (optionally) the built-in simulated robot.
 
-Derived from ``bt_executive.bringup`` (the description ``bt-executive demo`` also uses):
+Derived from ``bt_executive.app.bringup`` (the description ``bt-executive demo`` also uses):
     ros2 launch bt_executive patrol.launch.py tree:=/path/to/tree.yaml use_sim:=false
 """
 
 from ament_index_python.packages import get_package_share_directory
-from bt_executive import bringup
+from bt_executive.app import bringup
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
 from launch.conditions import IfCondition

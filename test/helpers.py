@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Any, Optional, TypeVar
 
-from bt_executive.snapshot import load_schema
+from bt_executive.observe.snapshot import load_schema
 import jsonschema
 
 T = TypeVar('T')

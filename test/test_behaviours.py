@@ -1,36 +1,36 @@
-"""Tick-by-tick tests of bt_executive.behaviours and of the py_trees nodes we reuse."""
+"""Tick-by-tick tests of bt_executive.nodes.behaviours and of the py_trees nodes we reuse."""
 
 from __future__ import annotations
 
 import logging
 from typing import Callable
 
-from bt_executive.behaviours import (
-    ActiveSelector,
-    clear_termination,
-    Condition,
-    Cooldown,
-    Delay,
-    Filter,
-    IfThenElse,
-    Limit,
-    Log,
-    LOGGER_NAME,
-    Marathon,
-    Monitor,
-    Race,
-    RandomSelector,
-    RandomSequence,
-    reset_limits,
-    Terminate,
-    termination_requested,
-    TerminationRequest,
-    Timeout,
-    UntilFailure,
-    UntilSuccess,
-    Wait,
-    While,
-)
+from bt_executive.nodes.behaviours import (
+                                           ActiveSelector,
+                                           clear_termination,
+                                           Condition,
+                                           Cooldown,
+                                           Delay,
+                                           Filter,
+                                           IfThenElse,
+                                           Limit,
+                                           Log,
+                                           LOGGER_NAME,
+                                           Marathon,
+                                           Monitor,
+                                           Race,
+                                           RandomSelector,
+                                           RandomSequence,
+                                           reset_limits,
+                                           Terminate,
+                                           termination_requested,
+                                           TerminationRequest,
+                                           Timeout,
+                                           UntilFailure,
+                                           UntilSuccess,
+                                           Wait,
+                                           While,
+                                           )
 from py_trees.behaviour import Behaviour
 from py_trees.behaviours import Failure, Running, StatusQueue, Success
 from py_trees.common import OneShotPolicy, ParallelPolicy, Status

@@ -7,12 +7,12 @@ import subprocess
 import sys
 import textwrap
 
-from bt_executive import btcpp
-from bt_executive.builder import build
-from bt_executive.errors import TreeError
-from bt_executive.loader import Loader
-from bt_executive.nodes import default_registry
-from bt_executive.registry import ParamType
+from bt_executive.core.builder import build
+from bt_executive.core.errors import TreeError
+from bt_executive.core.loader import Loader
+from bt_executive.core.registry import ParamType
+from bt_executive.formats import btcpp
+from bt_executive.nodes.catalogue import default_registry
 from hypothesis import given, HealthCheck, settings, strategies as st
 import pytest
 
@@ -51,7 +51,7 @@ def doc_examples():
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, '-m', 'bt_executive.cli', *args],
+    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', *args],
                           capture_output=True, text=True, timeout=60, cwd=cwd)
 
 
@@ -591,7 +591,7 @@ def test_docs_carry_the_mapping_table():
     with open(os.path.join(ROOT, 'docs', 'btcpp.md'), encoding='utf-8') as stream:
         docs = stream.read()
     assert btcpp.mapping_table() in docs, \
-        'docs/btcpp.md is stale: paste bt_executive.btcpp.mapping_table() into it'
+        'docs/btcpp.md is stale: paste bt_executive.formats.btcpp.mapping_table() into it'
     for name in btcpp.NOT_MAPPED:
         assert f'`{name}`' in docs
 

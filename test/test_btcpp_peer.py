@@ -2,7 +2,7 @@
 
 BT.CPP's own factory parses, verifies and builds the exported trees, ticks trees made of
 built-in-mapped nodes to compare their results with ours, and its Groot2 publisher sends
-the tree it built, which must match what :func:`bt_executive.btcpp.export_xml` writes
+the tree it built, which must match what :func:`bt_executive.formats.btcpp.export_xml` writes
 with uids for the same tree.
 
 ``behaviortreepy`` 0.1.4 registers Python nodes only through ``register_simple_*``,
@@ -17,10 +17,10 @@ import socket
 import struct
 
 import behaviortreepy as bt
-from bt_executive import btcpp
-from bt_executive.builder import build
-from bt_executive.loader import Loader
-from bt_executive.nodes import default_registry
+from bt_executive.core.builder import build
+from bt_executive.core.loader import Loader
+from bt_executive.formats import btcpp
+from bt_executive.nodes.catalogue import default_registry
 from hypothesis import given, HealthCheck, settings, strategies as st
 import py_trees
 import pytest

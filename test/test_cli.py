@@ -4,8 +4,8 @@ import os
 import subprocess
 import sys
 
-from bt_executive.catalogue import catalogue_markdown
-from bt_executive.nodes import default_registry
+from bt_executive.formats.reference import catalogue_markdown
+from bt_executive.nodes.catalogue import default_registry
 import pytest
 
 ROOT = os.path.join(os.path.dirname(__file__), '..')
@@ -14,7 +14,7 @@ CORPUS = os.path.join(os.path.dirname(__file__), 'corpus', 'invalid')
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, '-m', 'bt_executive.cli', *args],
+    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', *args],
                           capture_output=True, text=True, timeout=60, cwd=cwd)
 
 

@@ -1,4 +1,4 @@
-"""Tests for the safe expression language (bt_executive.expressions)."""
+"""Tests for the safe expression language (bt_executive.core.expressions)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ import re
 import time
 from typing import Any, Callable, Mapping
 
-from bt_executive.expressions import DEFAULT_FUNCTIONS
-from bt_executive.expressions import EvaluationError
-from bt_executive.expressions import Expression
-from bt_executive.expressions import ExpressionError
-from bt_executive.expressions import literal
-from bt_executive.expressions import MAX_LENGTH
-from bt_executive.expressions import MAX_NESTING
-from bt_executive.expressions import parse
-from bt_executive.expressions import referenced_names
+from bt_executive.core.expressions import DEFAULT_FUNCTIONS
+from bt_executive.core.expressions import EvaluationError
+from bt_executive.core.expressions import Expression
+from bt_executive.core.expressions import ExpressionError
+from bt_executive.core.expressions import literal
+from bt_executive.core.expressions import MAX_LENGTH
+from bt_executive.core.expressions import MAX_NESTING
+from bt_executive.core.expressions import parse
+from bt_executive.core.expressions import referenced_names
 from hypothesis import given
 from hypothesis import HealthCheck
 from hypothesis import settings

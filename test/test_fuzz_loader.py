@@ -8,7 +8,7 @@ keys, duplicated lines (duplicate keys), invalid UTF-8, NUL bytes, a BOM, tabs, 
 truncation, a second document, huge scalars, deep nesting, alias bombs.
 
 For every document: loading (and building each tree of a loaded document) either works
-or raises :class:`~bt_executive.errors.TreeError` whose diagnostics all name a file;
+or raises :class:`~bt_executive.core.errors.TreeError` whose diagnostics all name a file;
 nothing else may escape. Time and memory per document are bounded (perf_counter for each,
 the process's peak RSS over the run, and the tracemalloc peak of every tenth document;
 generous bounds: they catch blow-ups, not slowness).
@@ -24,10 +24,10 @@ import time
 import tracemalloc
 from typing import Any
 
-from bt_executive.builder import build
-from bt_executive.errors import TreeError
-from bt_executive.loader import Loader
-from bt_executive.nodes import default_registry
+from bt_executive.core.builder import build
+from bt_executive.core.errors import TreeError
+from bt_executive.core.loader import Loader
+from bt_executive.nodes.catalogue import default_registry
 from hypothesis import given, HealthCheck, note, settings, strategies as st
 import py_trees
 import pytest

@@ -1,12 +1,14 @@
-"""Tree pictures: DOT text from bt_executive.graph and the ``bt-executive render`` command."""
+"""Tree pictures: DOT text from formats.dot and the ``bt-executive render`` command."""
 
 import os
 import re
 import xml.etree.ElementTree as ElementTree
 
-from bt_executive import cli, graph
-from bt_executive.loader import Loader
-from bt_executive.nodes import default_registry
+from bt_executive.app import cli
+
+from bt_executive.core.loader import Loader
+from bt_executive.formats import dot as graph
+from bt_executive.nodes.catalogue import default_registry
 import pytest
 
 ROOT = os.path.join(os.path.dirname(__file__), '..')

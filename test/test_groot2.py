@@ -1,4 +1,4 @@
-"""The Groot2 server (bt_executive.groot2) against real peers, without ROS.
+"""The Groot2 server (bt_executive.observe.groot2) against real peers, without ROS.
 
 The peers are real: ``btview`` (a Groot2 client, its library and its command line) reads
 our server, and BehaviorTree.CPP's own ``Groot2Publisher`` (``behaviortreepy``) serves an
@@ -21,10 +21,10 @@ from typing import Any
 from xml.etree import ElementTree
 
 import behaviortreepy as btcpp_py
-from bt_executive import groot2
-from bt_executive.builder import apply_blackboard_defaults, build
-from bt_executive.loader import Loader
-from bt_executive.nodes import default_registry
+from bt_executive.core.builder import apply_blackboard_defaults, build
+from bt_executive.core.loader import Loader
+from bt_executive.nodes.catalogue import default_registry
+from bt_executive.observe import groot2
 from btview import client as btview_client
 from helpers import free_port, listening_possible, open_descriptors, wait_for
 import msgpack

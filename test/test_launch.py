@@ -12,7 +12,7 @@ import runpy
 import sys
 import types
 
-from bt_executive import bringup
+from bt_executive.app import bringup
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

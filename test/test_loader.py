@@ -2,11 +2,11 @@
 
 import textwrap
 
-from bt_executive.builder import apply_blackboard_defaults, build, BuildContext, Builder
-from bt_executive.errors import TreeError
-from bt_executive.loader import Loader
-from bt_executive.nodes import default_registry
-from bt_executive.spec import Dynamic
+from bt_executive.core.builder import apply_blackboard_defaults, build, BuildContext, Builder
+from bt_executive.core.errors import TreeError
+from bt_executive.core.loader import Loader
+from bt_executive.core.spec import Dynamic
+from bt_executive.nodes.catalogue import default_registry
 from hypothesis import given, HealthCheck, settings, strategies as st
 import py_trees
 from py_trees.common import Status

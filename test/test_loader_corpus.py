@@ -2,10 +2,10 @@
 
 import os
 
-from bt_executive.cli import _build, buildable_trees
-from bt_executive.errors import TreeError
-from bt_executive.loader import Loader
-from bt_executive.nodes import default_registry
+from bt_executive.app.cli import _build, buildable_trees
+from bt_executive.core.errors import TreeError
+from bt_executive.core.loader import Loader
+from bt_executive.nodes.catalogue import default_registry
 import pytest
 
 CORPUS = os.path.join(os.path.dirname(__file__), 'corpus', 'invalid')

@@ -1,4 +1,4 @@
-"""The snapshot model (bt_executive.snapshot) and the watcher's frames, without ROS."""
+"""The snapshot model (bt_executive.observe.snapshot) and the watcher's frames, without ROS."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import math
 import textwrap
 from typing import Any
 
-from bt_executive.builder import apply_blackboard_defaults, build
-from bt_executive.loader import Loader
-from bt_executive.nodes import default_registry
-from bt_executive.snapshot import EVENTS_SCHEMA, failure_reason, SCHEMA, SnapshotBuilder, to_json
-from bt_executive.watch import render_frame, strip_ansi
+from bt_executive.core.builder import apply_blackboard_defaults, build
+from bt_executive.core.loader import Loader
+from bt_executive.nodes.catalogue import default_registry
+from bt_executive.observe.snapshot import (EVENTS_SCHEMA, failure_reason, SCHEMA,
+                                           SnapshotBuilder, to_json)
+from bt_executive.viewers.watch import render_frame, strip_ansi
 from helpers import EVENTS_VALIDATOR, SELECTOR_TREE, SNAPSHOT_VALIDATOR
 from hypothesis import given, HealthCheck, settings
 from hypothesis import strategies as st

@@ -16,21 +16,21 @@ import time
 import traceback
 from typing import Any, Callable, Optional
 
-from bt_executive.behaviours import clear_termination, reset_limits, termination_requested
-from bt_executive.builder import (apply_blackboard_defaults, BuildContext, Builder,
-                                  contain_fault)
-from bt_executive.errors import Diagnostic, SourceLocation, TreeError
-from bt_executive.loader import Loader
-from bt_executive.nodes import default_registry
-from bt_executive.registry import Registry
+from bt_executive.core.builder import (apply_blackboard_defaults, BuildContext, Builder,
+                                       contain_fault)
+from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.loader import Loader
+from bt_executive.core.registry import Registry
+from bt_executive.core.spec import Document
+from bt_executive.nodes.behaviours import clear_termination, reset_limits, termination_requested
+from bt_executive.nodes.catalogue import default_registry
+from bt_executive.observe.snapshot import (  # noqa: F401
+    active_path, failure_chain, failure_reason, new_session, SnapshotBuilder, to_json)
 from bt_executive.ros import interfaces, leaves
 from bt_executive.ros.subscriptions import (BlackboardFeed, check_fields, parse_subscriptions,
                                             qos_profile)
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
-from bt_executive.snapshot import (active_path, failure_chain, failure_reason,  # noqa: F401
-                                   new_session, SnapshotBuilder, to_json)
-from bt_executive.spec import Document
 import py_trees
 from py_trees.common import Status
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
@@ -295,7 +295,7 @@ class Executive(Node):
         if not port:
             return None
         try:
-            from bt_executive.groot2 import Groot2Server
+            from bt_executive.observe.groot2 import Groot2Server
             server = Groot2Server(port, address, logger=self.get_logger(),
                                   render_value=json_safe)
         except Exception as error:  # noqa: B902 - ImportError, Groot2Error: run on without
@@ -536,7 +536,7 @@ class Executive(Node):
         """Tick once; a node raising for the first time is guarded and the tick run again.
 
         Nodes of plugin types are guarded from the start; the rest only once they raise
-        (bt_executive.builder.contain_fault), so an ordinary tick pays nothing for it.
+        (bt_executive.core.builder.contain_fault), so an ordinary tick pays nothing for it.
         """
         for _ in range(MAX_CONTAINED_PER_TICK):
             try:

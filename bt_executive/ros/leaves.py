@@ -32,12 +32,12 @@ from typing import Any, Callable, Optional
 
 from action_msgs.msg import GoalStatus
 from action_msgs.srv import CancelGoal
-from bt_executive.builder import BuildContext, Params
-from bt_executive.errors import SourceLocation
-from bt_executive.expressions import EvaluationError, Expression, parse
+from bt_executive.core.builder import BuildContext, Params
+from bt_executive.core.errors import SourceLocation
+from bt_executive.core.expressions import EvaluationError, Expression, parse
+from bt_executive.core.spec import Dynamic, NodeSpec, Value
 from bt_executive.ros import interfaces
 from bt_executive.ros.subscriptions import qos_profile, STALE_MARGIN
-from bt_executive.spec import Dynamic, NodeSpec, Value
 import py_trees
 from py_trees.common import Status
 from rclpy.action import ActionClient

@@ -25,10 +25,10 @@ import dataclasses
 import re
 from typing import Any, Callable, Mapping, Optional
 
-from bt_executive.errors import Diagnostic, SourceLocation
-from bt_executive.expressions import EvaluationError
-from bt_executive.registry import hint
-from bt_executive.yaml_source import YMap, YNode, YScalar, YSeq
+from bt_executive.core.errors import Diagnostic, SourceLocation
+from bt_executive.core.expressions import EvaluationError
+from bt_executive.core.registry import hint
+from bt_executive.core.yaml_source import YMap, YNode, YScalar, YSeq
 import py_trees
 
 QOS_PROFILES = ('reliable', 'sensor_data', 'latched')

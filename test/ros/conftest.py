@@ -8,7 +8,7 @@ import pathlib
 import threading
 from typing import Any
 
-from bt_executive.webview import SnapshotHub, ViewServer
+from bt_executive.viewers.webview import SnapshotHub, ViewServer
 from executive_host import Host
 from helpers import PeerEvents, SpawnedProcess
 import pytest

@@ -27,8 +27,8 @@ import sys
 import time
 from typing import Any, Iterator, Optional
 
-from bt_executive.nodes import default_registry
-from bt_executive.registry import Category, NodeType, Param, ParamType, Registry
+from bt_executive.core.registry import Category, NodeType, Param, ParamType, Registry
+from bt_executive.nodes.catalogue import default_registry
 import py_trees
 from py_trees.common import Status
 

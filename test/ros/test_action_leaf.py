@@ -201,8 +201,8 @@ def test_leaf_without_node_and_after_shutdown(env: RosEnv) -> None:
 
 def load(text: str) -> Any:
     """Load a document with the catalogue (ROS leaves as declared)."""
-    from bt_executive.loader import Loader
-    from bt_executive.nodes import default_registry
+    from bt_executive.core.loader import Loader
+    from bt_executive.nodes.catalogue import default_registry
 
     return Loader(default_registry()).load_text(text, name='tree.yaml')
 
@@ -286,9 +286,9 @@ def test_check_leaf_reports_types_names_and_request_fields() -> None:
 
 @pytest.mark.ros
 def test_factory_rejects_bad_types_and_goals_at_build_time() -> None:
-    from bt_executive.builder import build
-    from bt_executive.errors import TreeError
-    from bt_executive.nodes import default_registry
+    from bt_executive.core.builder import build
+    from bt_executive.core.errors import TreeError
+    from bt_executive.nodes.catalogue import default_registry
     from bt_executive.ros.leaves import FACTORIES
 
     registry = default_registry().with_factories(FACTORIES)

@@ -170,7 +170,7 @@ def test_subscription_feed_and_stale_data(host, tmp_path, ros_node):
 
 
 def test_bad_subscription_is_a_load_error(host, tmp_path):
-    from bt_executive.errors import TreeError
+    from bt_executive.core.errors import TreeError
 
     tree = write_tree(tmp_path, 't.yaml', """
         subscriptions:
@@ -221,7 +221,7 @@ def test_reset_restores_the_initial_blackboard_and_reload_rejects_a_broken_file(
     ex.spin_until(lambda: py_trees.blackboard.Blackboard.get('/count') == 1,
                   'the tree to run again from the initial blackboard')
     pathlib.Path(tree).write_text('trees:\n  Main:\n    Sequense: [Success]\n')
-    from bt_executive.errors import TreeError
+    from bt_executive.core.errors import TreeError
     with pytest.raises(TreeError, match="unknown node type 'Sequense'"):
         ex.executive.reload()
     ticks = ex.executive.tick_count

@@ -8,8 +8,8 @@ contained in place. Plugin types (test_fault_exceptions.py) are guarded from the
 
 import dataclasses
 
-from bt_executive.builder import build, BuildContext, contain_fault
-from bt_executive.loader import Loader
+from bt_executive.core.builder import build, BuildContext, contain_fault
+from bt_executive.core.loader import Loader
 from executive_host import write_tree
 from fault_nodes import core_registry, fault_registry, FAULT_TYPES
 import py_trees

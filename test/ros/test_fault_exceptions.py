@@ -1,6 +1,6 @@
 """A node that raises fails alone: the tree and the executive keep going, the log says why once.
 
-The guard (``bt_executive.builder.FaultGuard``) is core code, tested first without ROS;
+The guard (``bt_executive.core.builder.FaultGuard``) is core code, tested first without ROS;
 then in an in-process executive (status, snapshot) and in the real executive process,
 whose stderr is read to count the log lines.
 """
@@ -11,9 +11,9 @@ import signal
 from typing import Any
 import uuid
 
-from bt_executive.builder import BuildContext, Builder, MAX_LOGGED_FAULTS
-from bt_executive.loader import Loader
-from bt_executive.snapshot import failure_reason
+from bt_executive.core.builder import BuildContext, Builder, MAX_LOGGED_FAULTS
+from bt_executive.core.loader import Loader
+from bt_executive.observe.snapshot import failure_reason
 from executive_host import write_tree
 from fault_nodes import core_registry, fault_registry
 from helpers import collect_json, SpawnedProcess, wait_for

@@ -13,7 +13,7 @@ import pathlib
 from typing import Any
 import uuid
 
-from bt_executive.errors import TreeError
+from bt_executive.core.errors import TreeError
 from conftest import PEERS
 from executive_host import Host, write_tree
 from fault_nodes import fault_registry

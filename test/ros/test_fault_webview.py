@@ -14,7 +14,7 @@ import socket
 import struct
 import threading
 
-from bt_executive.webview import ViewServer
+from bt_executive.viewers.webview import ViewServer
 from helpers import open_descriptors, recv_all, wait_for
 import pytest
 

@@ -127,7 +127,7 @@ def test_a_tree_that_fails_to_load_at_start_leaves_no_server(tmp_path):
     from rclpy.context import Context
     from rclpy.parameter import Parameter
 
-    from bt_executive.errors import TreeError
+    from bt_executive.core.errors import TreeError
     from bt_executive.ros.executive import Executive
 
     port = free_port()

@@ -22,7 +22,7 @@ import time
 from typing import Optional
 import uuid
 
-from bt_executive.watch import strip_ansi
+from bt_executive.viewers.watch import strip_ansi
 from executive_host import Host, write_tree
 from helpers import SELECTOR_TREE
 import pytest
@@ -112,7 +112,8 @@ def terminal(tmp_path: pathlib.Path) -> Iterator[Callable[..., Terminal]]:
     started: list[Terminal] = []
 
     def start(*args: str) -> Terminal:
-        created = Terminal([sys.executable, '-m', 'bt_executive.cli', 'watch', *args], tmp_path)
+        created = Terminal([sys.executable, '-m', 'bt_executive.app.cli', 'watch', *args],
+                           tmp_path)
         started.append(created)
         return created
 
@@ -130,7 +131,7 @@ def hosts() -> Iterator[list[Host]]:
 
 
 def watch_once(*args: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, '-m', 'bt_executive.cli', 'watch', '--once', *args],
+    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', 'watch', '--once', *args],
                           capture_output=True, text=True, timeout=timeout)
 
 

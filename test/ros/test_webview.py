@@ -29,8 +29,8 @@ import urllib.error
 import urllib.request
 import uuid
 
-from bt_executive.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
-from bt_executive.webview import SnapshotHub, topic_names, ViewServer, WebView
+from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
+from bt_executive.viewers.webview import SnapshotHub, topic_names, ViewServer, WebView
 from helpers import recv_all, set_tree_file, SpawnedProcess, wait_for
 import pytest
 

@@ -22,9 +22,9 @@ import time
 from typing import Any, Optional, TypeVar
 import uuid
 
-from bt_executive.builder import apply_blackboard_defaults, BuildContext, Builder
-from bt_executive.loader import Loader
-from bt_executive.nodes import default_registry
+from bt_executive.core.builder import apply_blackboard_defaults, BuildContext, Builder
+from bt_executive.core.loader import Loader
+from bt_executive.nodes.catalogue import default_registry
 from helpers import PeerEvents, wait_for
 import py_trees
 from py_trees.common import Status

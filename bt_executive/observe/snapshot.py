@@ -32,7 +32,7 @@ import time
 from typing import Any, Callable, Iterable, Optional
 import uuid
 
-from bt_executive.builder import blackboard_lookup
+from bt_executive.core.builder import blackboard_lookup
 import py_trees
 from py_trees.common import Status
 
@@ -41,7 +41,7 @@ SCHEMA = 'bt_executive/snapshot/1'
 #: The value of the ``schema`` field of event batches (``~/events``).
 EVENTS_SCHEMA = 'bt_executive/events/1'
 #: The JSON schema (draft 2020-12) describing snapshots and event batches.
-SCHEMA_FILE = pathlib.Path(__file__).resolve().parent / 'schema' / 'snapshot.schema.json'
+SCHEMA_FILE = pathlib.Path(__file__).resolve().parent.parent / 'schema' / 'snapshot.schema.json'
 #: ``blackboard_keys`` entry that selects every key on the blackboard.
 ALL_KEYS = '*'
 
@@ -128,14 +128,14 @@ def spec_params(document: Any, *, limit: int = 40) -> dict[str, dict[str, str]]:
     """Return the key parameters of every node of a document, as written, by location.
 
     Args:
-        document: a loaded :class:`~bt_executive.spec.Document`
+        document: a loaded :class:`~bt_executive.core.spec.Document`
         limit: longest rendered value (longer ones are cut with an ellipsis)
 
     Returns:
         ``str(node.loc) -> {parameter: rendered value}``; behaviours carry the same
         location as ``bt_loc``.
     """
-    from bt_executive.render import format_data
+    from bt_executive.formats.text import format_data
     params: dict[str, dict[str, str]] = {}
     for tree in document.trees.values():
         for node in tree.root.walk():
@@ -159,7 +159,7 @@ class SnapshotBuilder:
     snapshots of the same revision: treat them as read-only.
 
     Args:
-        root: the tree's root behaviour (built by :mod:`bt_executive.builder`, or any
+        root: the tree's root behaviour (built by :mod:`bt_executive.core.builder`, or any
             py_trees tree: behaviours without ``bt_path`` get ids from their names)
         tree_name: the tree's name
         source_file: the file the tree was loaded from

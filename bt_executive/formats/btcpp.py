@@ -25,11 +25,11 @@ import re
 from typing import Any, Iterable, Mapping, Optional, Union
 from xml.parsers import expat
 
-from bt_executive import yaml_source
-from bt_executive.errors import Diagnostic, SourceLocation, TreeError
-from bt_executive.loader import _child_path, _strip_quotes, Loader
-from bt_executive.registry import Category, NodeType, Param, ParamType, Registry
-from bt_executive.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+from bt_executive.core import yaml_source
+from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.loader import _child_path, _strip_quotes, Loader
+from bt_executive.core.registry import Category, NodeType, Param, ParamType, Registry
+from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
 import yaml
 
 #: The XML format version written and accepted (``<root BTCPP_format="4">``).
@@ -911,7 +911,7 @@ def export_xml(document: Document, *, tree_name: Optional[str] = None,
         ValueError: if ``uids`` lacks a node of the tree.
     """
     if registry is None:
-        from bt_executive.nodes import default_registry
+        from bt_executive.nodes.catalogue import default_registry
         registry = default_registry()
     computed = [Diagnostic(spec.loc, 'a Subtree whose tree is a parameter cannot be '
                            'written as BT.CPP XML (SubTree needs a literal ID)', spec.path)
@@ -1004,7 +1004,7 @@ def spec_uid_map(document: Document, tree_name: Optional[str] = None,
                  registry: Optional[Registry] = None) -> dict[str, int]:
     """Return the uids :func:`uid_map` gives the built tree, computed from the spec alone."""
     if registry is None:
-        from bt_executive.nodes import default_registry
+        from bt_executive.nodes.catalogue import default_registry
         registry = default_registry()
     uids: dict[str, int] = {}
 
@@ -1288,7 +1288,7 @@ class _Importer:
             type_name = bt_id[len(OWN_PREFIX):] if bt_id.startswith(OWN_PREFIX) else bt_id
             node_type = self.registry.get(type_name)
             if node_type is None or node_type.category is Category.SUBTREE:
-                from bt_executive.registry import hint
+                from bt_executive.core.registry import hint
                 known = [t.name for t in self.registry.types()] + sorted(BTCPP_BUILTINS)
                 self.error(element, f"unknown node ID '{bt_id}'{hint(bt_id, known)}: "
                            'expected a BT.CPP built-in or a bt_executive node type '
@@ -1301,7 +1301,7 @@ class _Importer:
                     continue
                 param = node_type.param(key)
                 if param is None:
-                    from bt_executive.registry import hint
+                    from bt_executive.core.registry import hint
                     expected = ', '.join(node_type.param_names()) or 'none'
                     self.error(element, f"unknown port '{key}' for {kind}"
                                f'{hint(key, node_type.param_names())} (ports: {expected})')
@@ -1414,7 +1414,7 @@ def import_document(data: Union[bytes, str], *, name: str = '<string>',
         TreeError: with every problem, as ``file:line: element <X>: message``.
     """
     if registry is None:
-        from bt_executive.nodes import default_registry
+        from bt_executive.nodes.catalogue import default_registry
         registry = default_registry()
     root = parse_xml(data, name)
     importer = _Importer(name, registry)

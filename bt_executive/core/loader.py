@@ -1,4 +1,4 @@
-"""Load tree files into a validated :class:`~bt_executive.spec.Document`.
+"""Load tree files into a validated :class:`~bt_executive.core.spec.Document`.
 
 The language (see ``docs/language.md``)::
 
@@ -14,7 +14,7 @@ The language (see ``docs/language.md``)::
               - Wait: 1.0
 
 Loading is strict and reports every problem of every file in one
-:class:`~bt_executive.errors.TreeError`, each as ``file:line:col: node path: what was
+:class:`~bt_executive.core.errors.TreeError`, each as ``file:line:col: node path: what was
 expected``.
 """
 
@@ -24,12 +24,12 @@ import os
 import re
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from bt_executive import yaml_source
-from bt_executive.errors import Diagnostic, SourceLocation, TreeError
-from bt_executive.expressions import ExpressionError, parse as parse_expression
-from bt_executive.registry import Category, hint, NodeType, Param, ParamType, Registry
-from bt_executive.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
-from bt_executive.yaml_source import YMap, YNode, YScalar, YSeq
+from bt_executive.core import yaml_source
+from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.expressions import ExpressionError, parse as parse_expression
+from bt_executive.core.registry import Category, hint, NodeType, Param, ParamType, Registry
+from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+from bt_executive.core.yaml_source import YMap, YNode, YScalar, YSeq
 
 #: Top-level keys the core understands.
 CORE_SECTIONS = ('main', 'include', 'trees', 'blackboard', 'description')
@@ -705,6 +705,6 @@ def load(path: str, registry: Optional[Registry] = None) -> Document:
         TreeError: with every problem found in the file and its includes.
     """
     if registry is None:
-        from bt_executive.nodes import default_registry
+        from bt_executive.nodes.catalogue import default_registry
         registry = default_registry()
     return Loader(registry).load(path)

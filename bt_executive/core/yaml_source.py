@@ -2,7 +2,7 @@
 
 PyYAML's composer gives every node a start mark; this module turns its node graph
 into small immutable classes (``YScalar``, ``YMap``, ``YSeq``) that keep a
-:class:`~bt_executive.errors.SourceLocation` for every value, so that every later
+:class:`~bt_executive.core.errors.SourceLocation` for every value, so that every later
 error can name file, line and column. Hostile input (binary, huge files, alias
 bombs, absurd nesting, duplicate keys) becomes a one-line :class:`TreeError`.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Iterator, Optional, Union
 
-from bt_executive.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 import yaml
 
 #: libyaml's parser when PyYAML was built with it (about 10x faster), else pure Python.

@@ -1,6 +1,6 @@
 """``bt-executive demo``: the patrol on the built-in simulated robot, without ``ros2 launch``.
 
-Starts the nodes of :mod:`bt_executive.bringup` as subprocesses with the same parameter
+Starts the nodes of :mod:`bt_executive.app.bringup` as subprocesses with the same parameter
 files as ``launch/patrol.launch.py``, shows the live tree and robot state in the
 terminal, and ends after N laps (or Ctrl-C) with a summary.
 """
@@ -17,14 +17,14 @@ import tempfile
 import time
 from typing import Any, Optional, TextIO
 
-from bt_executive import bringup
+from bt_executive.app import bringup
 
 CLEAR = '\x1b[H\x1b[J'
 
 
 def package_share() -> str:
     """Return the directory holding ``config/`` (source checkout or installed share)."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if os.path.isdir(os.path.join(here, 'config')):
         return here
     try:

@@ -1,4 +1,4 @@
-"""Turn a validated :class:`~bt_executive.spec.Document` into a py_trees tree.
+"""Turn a validated :class:`~bt_executive.core.spec.Document` into a py_trees tree.
 
 Subtrees are expanded in place (wrapped in a :class:`SubtreeBehaviour` so viewers see
 the boundary); tree parameters are substituted into the called tree's values; every
@@ -18,11 +18,11 @@ import time
 import traceback
 from typing import Any, Callable, Iterator, Mapping, Optional
 
-from bt_executive.errors import Diagnostic, SourceLocation, TreeError
-from bt_executive.expressions import Expression, literal
-from bt_executive.loader import check_type
-from bt_executive.registry import Category, NodeType, ParamType, Registry, REQUIRED
-from bt_executive.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.expressions import Expression, literal
+from bt_executive.core.loader import check_type
+from bt_executive.core.registry import Category, NodeType, ParamType, Registry, REQUIRED
+from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
 import py_trees
 
 #: Deepest subtree nesting when expanding (recursion is rejected at load time).
@@ -441,7 +441,7 @@ def build(document: Document, tree_name: Optional[str] = None, *,
     """
     if context is None:
         if registry is None:
-            from bt_executive.nodes import default_registry
+            from bt_executive.nodes.catalogue import default_registry
             registry = default_registry()
         context = BuildContext(registry=registry, document=document)
     return Builder(context).build(tree_name)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
-from bt_executive.registry import Registry
-from bt_executive.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+from bt_executive.core.registry import Registry
+from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
 import py_trees
 from py_trees.common import Status
 

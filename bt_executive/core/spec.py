@@ -8,8 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterator, Mapping, Optional
 
-from bt_executive.errors import SourceLocation, TreeError
-from bt_executive.expressions import EvaluationError, Expression
+from bt_executive.core.errors import SourceLocation, TreeError
+from bt_executive.core.expressions import EvaluationError, Expression
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,7 +166,7 @@ class Document:
         Raises:
             TreeError: if there is no such tree.
         """
-        from bt_executive.registry import hint  # local: keeps spec free of cycles
+        from bt_executive.core.registry import hint  # local: keeps spec free of cycles
         wanted = name or self.main
         if wanted is None:
             if len(self.trees) == 1:

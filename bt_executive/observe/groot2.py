@@ -39,8 +39,8 @@ from typing import Any, Callable, Mapping, Optional
 import uuid
 from xml.etree import ElementTree
 
-from bt_executive.builder import SubtreeBehaviour
-from bt_executive.snapshot import plain_json
+from bt_executive.core.builder import SubtreeBehaviour
+from bt_executive.observe.snapshot import plain_json
 import msgpack
 import py_trees
 from py_trees.common import Status
@@ -262,10 +262,10 @@ def tree_xml(uids: Mapping[str, int], *, document: Any, tree_name: str,
              registry: Any = None) -> str:
     """Return the FULLTREE XML of a tree.
 
-    It is ``bt_executive.btcpp``'s export with our uids, written the way
+    It is ``bt_executive.formats.btcpp``'s export with our uids, written the way
     BehaviorTree.CPP's publisher writes it (:func:`publisher_xml`).
     """
-    from bt_executive.btcpp import export_xml
+    from bt_executive.formats.btcpp import export_xml
     xml = export_xml(document, tree_name=tree_name, uids=dict(uids), registry=registry)
     return publisher_xml(xml)
 
@@ -304,8 +304,8 @@ def publisher_xml(xml: str) -> str:
 
 
 def tree_uids(root: py_trees.behaviour.Behaviour) -> dict[str, int]:
-    """Return the BehaviorTree.CPP uid of every behaviour (``bt_executive.btcpp``'s map)."""
-    from bt_executive.btcpp import uid_map
+    """Return the BehaviorTree.CPP uid of every behaviour (the BT.CPP export's map)."""
+    from bt_executive.formats.btcpp import uid_map
     return uid_map(root)
 
 
@@ -322,7 +322,7 @@ class Groot2Server:
             loopback); every interface only when asked for explicitly with ``'0.0.0.0'``
             or ``'*'``, which is logged as a warning
         logger: where to report (``info``/``warning``/``error`` methods; a ROS logger
-            works); default ``logging.getLogger('bt_executive.groot2')``
+            works); default ``logging.getLogger('bt_executive.observe.groot2')``
         render_value: turns a blackboard value into plain data (ROS messages into dicts)
         storage: returns the blackboard storage to serve (py_trees' by default)
 
@@ -333,7 +333,7 @@ class Groot2Server:
     def __init__(self, port: int = DEFAULT_PORT, address: str = DEFAULT_ADDRESS, *,
                  logger: Any = None, render_value: Callable[[Any], Any] = plain_json,
                  storage: Callable[[], Mapping[str, Any]] = _storage):
-        self.logger = logger or logging.getLogger('bt_executive.groot2')
+        self.logger = logger or logging.getLogger('bt_executive.observe.groot2')
         self.render_value = render_value
         self._storage = storage
         self._view: Optional[TreeView] = None
@@ -383,7 +383,7 @@ class Groot2Server:
         """Serve a new tree (None: no tree) under a new tree UUID; never raises.
 
         Args:
-            root: the new tree's root behaviour, built by :mod:`bt_executive.builder`
+            root: the new tree's root behaviour, built by :mod:`bt_executive.core.builder`
             tree_name: the tree's name (also the name of its blackboard)
             document: the loaded document the tree was built from (for the XML)
             registry: the node catalogue (for the XML's node models)

@@ -1,7 +1,7 @@
 """The node catalogue: every node type a tree file may use, with its factory.
 
 py_trees' own composites, decorators and behaviours are used wherever they have the
-semantics; ``bt_executive.behaviours`` adds the ones it lacks. ROS leaves are declared
+semantics; ``bt_executive.nodes.behaviours`` adds the ones it lacks. ROS leaves are declared
 here too (so files validate and render offline) and stand in as stubs until the ROS
 layer supplies real factories with :meth:`Registry.with_factories`.
 """
@@ -12,8 +12,8 @@ import functools
 import logging
 from typing import Any, Callable, Optional
 
-from bt_executive import behaviours
-from bt_executive.registry import Category, NodeType, Param, ParamType, Registry
+from bt_executive.core.registry import Category, NodeType, Param, ParamType, Registry
+from bt_executive.nodes import behaviours
 import py_trees
 from py_trees.common import Status
 
@@ -319,7 +319,7 @@ def _types() -> list[NodeType]:
         NodeType('ActiveSelector', C, 'Selector that re-evaluates every higher priority each '
                  "tick and aborts the running lower one (the seeds' ActiveSelector).",
                  (), _composite(behaviours.ActiveSelector), 1, None,
-                 btcpp='ReactiveFallback', source='bt_executive.behaviours.ActiveSelector'),
+                 btcpp='ReactiveFallback', source='bt_executive.nodes.behaviours.ActiveSelector'),
         NodeType('Parallel', C, 'Ticks all children every tick. FAILURE as soon as one '
                  'fails (RequireOne failure policy); SUCCESS when all (success: all, '
                  'RequireAll) or one (success: one, RequireOne) succeeded.',
@@ -330,39 +330,40 @@ def _types() -> list[NodeType]:
         NodeType('Race', C, 'Runs all children at once; the first to succeed wins and the '
                  'others are aborted; FAILURE only when every child failed.',
                  (), _composite(behaviours.Race), 1, None,
-                 source='bt_executive.behaviours.Race'),
+                 source='bt_executive.nodes.behaviours.Race'),
         NodeType('Marathon', C, 'Runs all children at once and waits for every one to '
                  'finish; SUCCESS when all finished (or FAILURE if any failed and '
                  'require_success is set).',
                  (P('require_success', T.BOOL, 'fail if any child failed', False),),
                  lambda ctx, name, params, children: behaviours.Marathon(
                      name, children=children, require_success=params['require_success']),
-                 1, None, source='bt_executive.behaviours.Marathon'),
+                 1, None, source='bt_executive.nodes.behaviours.Marathon'),
         NodeType('Monitor', C, 'The first `conditions` children are checked every tick while '
                  'the remaining children run as a sequence; a failing condition aborts '
                  'the actions and fails.',
-                 (_CONDITIONS,), _monitor, 2, None, source='bt_executive.behaviours.Monitor'),
+                 (_CONDITIONS,), _monitor, 2, None,
+                 source='bt_executive.nodes.behaviours.Monitor'),
         NodeType('Filter', C, 'The first `conditions` children are checked once when the '
                  'node starts; if all pass the remaining children run as a sequence.',
-                 (_CONDITIONS,), _filter, 2, None, source='bt_executive.behaviours.Filter'),
+                 (_CONDITIONS,), _filter, 2, None, source='bt_executive.nodes.behaviours.Filter'),
         NodeType('RandomSelector', C, 'Selector over a random order chosen at each start; '
                  "optional weights make it the seeds' weighted RandomPriority.",
                  (P('weights', T.LIST, 'one non-negative weight per child', None), _SEED),
                  _random_selector, 1, None, aliases=('RandomPriority',),
-                 source='bt_executive.behaviours.RandomSelector'),
+                 source='bt_executive.nodes.behaviours.RandomSelector'),
         NodeType('RandomSequence', C, 'Sequence over a random order chosen at each start.',
                  (_SEED,), _random_sequence, 1, None,
-                 source='bt_executive.behaviours.RandomSequence'),
+                 source='bt_executive.nodes.behaviours.RandomSequence'),
         NodeType('IfThenElse', C, 'Children: condition, then-branch, optional else-branch. '
                  "The condition is checked when the node starts; the chosen branch's "
                  'result is the result (no else and false condition: FAILURE).',
                  (), _composite(behaviours.IfThenElse), 2, 3, aliases=('If',),
-                 btcpp='IfThenElse', source='bt_executive.behaviours.IfThenElse'),
+                 btcpp='IfThenElse', source='bt_executive.nodes.behaviours.IfThenElse'),
         NodeType('While', C, 'Children: condition, body. Repeats the body while the '
                  'condition holds (checked every tick, aborting the body when it turns '
                  'false); a failing body fails the loop.',
                  (), _composite(behaviours.While), 2, 2, btcpp='WhileDoElse',
-                 source='bt_executive.behaviours.While'),
+                 source='bt_executive.nodes.behaviours.While'),
         # -- decorators
         _status_decorator('Inverter', py_trees.decorators.Inverter,
                           'Swaps SUCCESS and FAILURE; RUNNING passes through.',
@@ -398,29 +399,29 @@ def _types() -> list[NodeType]:
                  'meanwhile); optional max_attempts.',
                  (P('max_attempts', T.INT, 'give up with FAILURE after this many failures',
                     None, minimum=1),), _until(behaviours.UntilSuccess), 1, 1,
-                 source='bt_executive.behaviours.UntilSuccess'),
+                 source='bt_executive.nodes.behaviours.UntilSuccess'),
         NodeType('UntilFailure', D, 'Restarts the child until it fails, then SUCCESS '
                  "(the seeds' RepeatUntilFailed / UntilFail).",
                  (P('max_attempts', T.INT, 'give up with FAILURE after this many successes',
                     None, minimum=1),), _until(behaviours.UntilFailure), 1, 1,
                  aliases=('UntilFail', 'RepeatUntilFailure'),
-                 source='bt_executive.behaviours.UntilFailure'),
+                 source='bt_executive.nodes.behaviours.UntilFailure'),
         NodeType('Limit', D, 'The child may start at most max_runs times; after that the '
                  "node fails without ticking it (the seeds' Counter/Limit).",
                  (P('max_runs', T.INT, 'how many runs are allowed', minimum=1),), _limit,
-                 1, 1, primary='max_runs', source='bt_executive.behaviours.Limit'),
+                 1, 1, primary='max_runs', source='bt_executive.nodes.behaviours.Limit'),
         NodeType('Timeout', D, 'FAILURE (and the child aborted) when the child runs longer '
                  "than `seconds` (the seeds' TimeLimit).",
                  (_SECONDS,), _timed_decorator(behaviours.Timeout), 1, 1,
                  primary='seconds', aliases=('TimeLimit',), btcpp='Timeout',
-                 source='bt_executive.behaviours.Timeout'),
+                 source='bt_executive.nodes.behaviours.Timeout'),
         NodeType('Delay', D, "Waits `seconds` before starting the child (the seeds' Timer).",
                  (_SECONDS,), _timed_decorator(behaviours.Delay), 1, 1, primary='seconds',
-                 btcpp='Delay', source='bt_executive.behaviours.Delay'),
+                 btcpp='Delay', source='bt_executive.nodes.behaviours.Delay'),
         NodeType('Cooldown', D, 'After the child finishes, fails for `seconds` without '
                  'ticking it.',
                  (_SECONDS,), _timed_decorator(behaviours.Cooldown), 1, 1,
-                 primary='seconds', source='bt_executive.behaviours.Cooldown'),
+                 primary='seconds', source='bt_executive.nodes.behaviours.Cooldown'),
         NodeType('OneShot', D, 'Runs the child to completion once, then keeps returning '
                  'that result.',
                  (P('on', T.ENUM, 'completion: any result sticks; success: failures '
@@ -437,26 +438,26 @@ def _types() -> list[NodeType]:
                  source='py_trees.behaviours.Running'),
         NodeType('Wait', L, 'RUNNING for `seconds`, then SUCCESS.', (_SECONDS,), _wait,
                  primary='seconds', aliases=('Sleep',), btcpp='Sleep',
-                 source='bt_executive.behaviours.Wait'),
+                 source='bt_executive.nodes.behaviours.Wait'),
         NodeType('Log', L, 'Logs a message (may be an expression) and succeeds.',
                  (P('message', T.ANY, 'text, $reference or ${expression}', dynamic=True),
                   P('level', T.ENUM, 'log level', 'info',
                     choices=('debug', 'info', 'warning', 'error'))),
-                 _log, primary='message', source='bt_executive.behaviours.Log'),
+                 _log, primary='message', source='bt_executive.nodes.behaviours.Log'),
         NodeType('Terminate', L, 'Stops the whole tree with the given final status.',
                  (P('status', T.ENUM, 'final status of the tree', 'failure',
                     choices=('success', 'failure')),
                   P('reason', T.STRING, 'why (shown in status and viewers)', '')),
                  _terminate, primary='reason', aliases=('Abort',),
-                 source='bt_executive.behaviours.Terminate'),
+                 source='bt_executive.nodes.behaviours.Terminate'),
         NodeType('Condition', L, 'SUCCESS if the expression over the blackboard is true, '
                  'FAILURE if false or not evaluable (missing key: the reason is shown).',
                  (P('expr', T.EXPRESSION, 'expression, e.g. battery.percentage < 0.2'),),
                  _condition, primary='expr', aliases=('Check',), btcpp='ScriptCondition',
-                 source='bt_executive.behaviours.Condition'),
+                 source='bt_executive.nodes.behaviours.Condition'),
         NodeType('WaitUntil', L, 'RUNNING until the expression is true, then SUCCESS.',
                  (P('expr', T.EXPRESSION, 'expression over the blackboard'),),
-                 _wait_until, primary='expr', source='bt_executive.nodes.WaitUntil'),
+                 _wait_until, primary='expr', source='bt_executive.nodes.catalogue.WaitUntil'),
         NodeType('SetBlackboard', L, 'Writes a value (literal, $reference or ${expression}) '
                  'to a blackboard key and succeeds.',
                  (_KEY_PATH,

@@ -40,13 +40,13 @@ from typing import Any, Callable, Optional
 import urllib.parse
 import uuid
 
-from bt_executive.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
+from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 
 DEFAULT_HOST = '127.0.0.1'
 DEFAULT_PORT = 8765
 DEFAULT_NODE = 'bt_executive'
 
-#: Request path -> (packaged file under ``bt_executive/web``, content type).
+#: Request path -> (packaged file under ``bt_executive/viewers/web``, content type).
 STATIC_FILES = {
     '/': ('index.html', 'text/html; charset=utf-8'),
     '/index.html': ('index.html', 'text/html; charset=utf-8'),
@@ -101,7 +101,7 @@ def is_loopback(host: str) -> bool:
 
 def load_assets() -> dict[str, bytes]:
     """Read the packaged web files named in :data:`STATIC_FILES` (once, at start-up)."""
-    folder = importlib.resources.files('bt_executive') / 'web'
+    folder = importlib.resources.files('bt_executive') / 'viewers' / 'web'
     return {name: (folder / name).read_bytes()
             for name in sorted({name for name, _ in STATIC_FILES.values()})}
 

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any, Optional, Sequence
 
-from bt_executive.errors import TreeError
+from bt_executive.core.errors import TreeError
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -25,8 +25,8 @@ def _print_errors(error: TreeError, file: str) -> None:
 
 
 def _load(path: str):
-    from bt_executive.loader import Loader
-    from bt_executive.nodes import default_registry
+    from bt_executive.core.loader import Loader
+    from bt_executive.nodes.catalogue import default_registry
     registry = default_registry()
     return registry, Loader(registry).load(path)
 
@@ -78,14 +78,14 @@ def buildable_trees(document) -> list[str]:
 
 
 def _build(registry, document, tree_name, **context_args: Any):
-    from bt_executive.builder import Builder, BuildContext
+    from bt_executive.core.builder import Builder, BuildContext
     context = BuildContext(registry=registry, document=document, **context_args)
     return Builder(context).build(tree_name), context
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     """Print a tree (or all trees) as a unicode outline."""
-    from bt_executive.render import render_document
+    from bt_executive.formats.text import render_document
     try:
         registry, document = _load(args.file)
         text = render_document(document, registry, tree=args.tree, ascii_only=args.ascii)
@@ -98,7 +98,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_render(args: argparse.Namespace) -> int:
     """Draw a tree as a picture: SVG or PNG (through Graphviz) or the DOT text."""
-    from bt_executive import graph
+    from bt_executive.formats import dot as graph
     fmt = graph.output_format(args.format, args.output)
     try:
         registry, document = _load(args.file)
@@ -115,8 +115,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_nodes(args: argparse.Namespace) -> int:
     """Print the node catalogue."""
-    from bt_executive.catalogue import catalogue_markdown, catalogue_text
-    from bt_executive.nodes import default_registry
+    from bt_executive.formats.reference import catalogue_markdown, catalogue_text
+    from bt_executive.nodes.catalogue import default_registry
     registry = default_registry()
     if args.markdown:
         print(catalogue_markdown(registry), end='')
@@ -137,10 +137,10 @@ def cmd_tick(args: argparse.Namespace) -> int:
     import py_trees
     import yaml
 
-    from bt_executive.behaviours import termination_requested
-    from bt_executive.builder import apply_blackboard_defaults
-    from bt_executive.nodes import DEFAULT_STUBS
-    from bt_executive.render import render_status
+    from bt_executive.nodes.behaviours import termination_requested
+    from bt_executive.core.builder import apply_blackboard_defaults
+    from bt_executive.nodes.catalogue import DEFAULT_STUBS
+    from bt_executive.formats.text import render_status
 
     stubs: dict[str, tuple[str, int]] = {}
     for text in args.stub:
@@ -191,7 +191,7 @@ def cmd_tick(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run the patrol on the built-in simulated robot and print a summary."""
-    from bt_executive.demo import run
+    from bt_executive.app.demo import run
     return run(laps=args.laps, tree=args.tree, namespace=args.namespace,
                timeout=args.timeout)
 
@@ -223,7 +223,7 @@ def _write_output(data: str | bytes, output: Optional[str]) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a tree file as BehaviorTree.CPP v4 XML (for Groot2 and BT.CPP)."""
-    from bt_executive.btcpp import export_xml
+    from bt_executive.formats.btcpp import export_xml
     try:
         registry, document = _load(args.file)
         text = export_xml(document, tree_name=args.tree, registry=registry,
@@ -236,7 +236,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Convert BehaviorTree.CPP v4 XML to a YAML tree file."""
-    from bt_executive.btcpp import import_xml, read_xml_file
+    from bt_executive.formats.btcpp import import_xml, read_xml_file
     try:
         text = import_xml(read_xml_file(args.file), name=args.file)
     except TreeError as error:
@@ -247,14 +247,14 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_view(args: argparse.Namespace) -> int:
     """Serve the live tree of a running executive as a web page until Ctrl-C."""
-    from bt_executive.webview import run
+    from bt_executive.viewers.webview import run
     return run(namespace=args.ns, node=args.node, host=args.host, port=args.port,
                verbose=args.verbose)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
     """Show the live tree of a running executive in the terminal until Ctrl-C."""
-    from bt_executive.watch import run
+    from bt_executive.viewers.watch import run
     return run(namespace=args.ns, node=args.node, once=args.once, timeout=args.timeout,
                color=False if args.no_color else None, ascii_only=args.ascii)
 

@@ -19,9 +19,9 @@ import sysconfig
 import textwrap
 from typing import Optional
 
-from bt_executive.registry import Category, ParamType, Registry
-from bt_executive.render import format_data
-from bt_executive.spec import Document, NodeSpec, TreeSpec
+from bt_executive.core.registry import Category, ParamType, Registry
+from bt_executive.core.spec import Document, NodeSpec, TreeSpec
+from bt_executive.formats.text import format_data
 
 #: Output formats of ``bt-executive render``.
 FORMATS = ('svg', 'png', 'dot')

@@ -36,7 +36,7 @@ import random
 import time
 from typing import Callable, Generator, Iterator, Literal, Sequence
 
-from bt_executive.expressions import EvaluationError
+from bt_executive.core.expressions import EvaluationError
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from py_trees.composites import Composite, Selector

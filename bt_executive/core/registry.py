@@ -105,7 +105,7 @@ class Param:
         return text
 
 
-#: A factory builds the py_trees behaviour for one node; see ``bt_executive.builder``.
+#: A factory builds the py_trees behaviour for one node; see ``bt_executive.core.builder``.
 Factory = Callable[..., Any]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from bt_executive.registry import Category, NodeType, Param, Registry, REQUIRED
+from bt_executive.core.registry import Category, NodeType, Param, Registry, REQUIRED
 
 _TITLES = {
     Category.COMPOSITE: 'Composites',

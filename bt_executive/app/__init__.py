@@ -1,0 +1,1 @@
+"""The applications: the command line, the demo and the bring-up of the patrol."""

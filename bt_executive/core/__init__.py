@@ -1,0 +1,5 @@
+"""The tree core: files -> spec -> py_trees tree, with no ROS import anywhere.
+
+errors, yaml_source, spec, loader, registry, builder, faults, expressions. The core
+receives a :class:`~bt_executive.core.registry.Registry`; it never imports the catalogue.
+"""

@@ -1,0 +1,1 @@
+"""The node catalogue: composites, decorators and leaves as py_trees behaviours."""

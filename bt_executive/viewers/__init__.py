@@ -1,0 +1,1 @@
+"""Out-of-process viewers: the terminal watcher and the web page."""
