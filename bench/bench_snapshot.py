@@ -3,11 +3,13 @@
 Every row ticks the same 1000-node tree both ways, side by side in one run:
 
 * reference: ``root.tick_once()`` (plus the same blackboard writes where the tree toggles)
-* ours: ``SnapshotBuilder.tick()`` + ``update()``, and when something changed also
-  ``events()`` and ``encode()`` (the JSON the executive publishes)
+* ours: ``TreeRunner.tick_once()`` with a ``SnapshotBuilder`` observer, then ``update()``,
+  and when something changed also ``events()`` and ``encode()`` (the JSON the executive
+  publishes)
 
-The last rows tick the executive (``Executive._tick``: feed, tick, ~/status, ~/snapshot,
-~/events) with snapshots on against the same tick with them off.
+The last rows tick the executive (``Executive.tick_once``: feed, the runner's tick and
+its observers, ~/status, ~/snapshot, ~/events) with snapshots on against the same tick
+with them off (the snapshot observer detached, nothing published).
 
 Workloads: ``unchanged`` (every node ticked, no status moves: the steady state),
 ``few change`` (a condition flips each tick: three nodes move), ``all change`` (every
@@ -29,7 +31,9 @@ os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
 
 from bt_executive.core.builder import apply_blackboard_defaults, build  # noqa: E402, I100
 from bt_executive.core.loader import Loader  # noqa: E402
+from bt_executive.core.table import BuiltTree  # noqa: E402
 from bt_executive.nodes.catalogue import default_registry  # noqa: E402
+from bt_executive.observe.runner import TreeRunner  # noqa: E402
 from bt_executive.observe.snapshot import SnapshotBuilder  # noqa: E402
 from common import bushy_tree_yaml, flat_tree_yaml, ros_context, tree_files  # noqa: E402
 import py_trees  # noqa: E402
@@ -52,11 +56,12 @@ def sparse_tree_yaml(nodes: int) -> str:
     return '\n'.join(lines) + '\n'
 
 
-def _root(text: str) -> py_trees.behaviour.Behaviour:
-    document = Loader(default_registry()).load_text(text, name='bench.yaml')
+def _tree(text: str) -> BuiltTree:
+    registry = default_registry()
+    document = Loader(registry).load_text(text, name='bench.yaml')
     py_trees.blackboard.Blackboard.storage.clear()
     apply_blackboard_defaults(document)
-    return build(document)
+    return build(document, registry=registry)
 
 
 def _set_x(index: int) -> None:
@@ -67,22 +72,26 @@ def _bare(root: py_trees.behaviour.Behaviour) -> Callable[[], None]:
     return root.tick_once
 
 
-def _observed(root: py_trees.behaviour.Behaviour) -> Callable[[], None]:
-    builder = SnapshotBuilder(root, tree_name='Main', source_file='bench.yaml', revision=1,
-                              blackboard_keys=['x'])
+def _observed(tree: BuiltTree) -> Callable[[], None]:
+    """Tick through a runner whose snapshot observer publishes what changed."""
+    runner = TreeRunner(tree)
+    builder = SnapshotBuilder(runner.tracker, tree_name='Main', source_file='bench.yaml',
+                              revision=1, blackboard_keys=['x'])
+    runner.add_observer(builder)
     builder.encode(builder.full())  # the structure is serialised once per revision
 
     def tick() -> None:
-        builder.tick()
+        runner.tick_once()
         snapshot = builder.update()
         if snapshot is not None:
-            builder.events(scan=False)
+            builder.events()
             builder.encode(snapshot)
     return tick
 
 
-def _walk_all(root: py_trees.behaviour.Behaviour) -> Callable[[], None]:
+def _walk_all(tree: BuiltTree) -> Callable[[], None]:
     """Tick, then compare every node's status and feedback (the rejected design)."""
+    root = tree.root
     nodes = list(root.iterate())
     record = {node: (node.status, node.feedback_message) for node in nodes}
 
@@ -126,14 +135,14 @@ def _compare(text: str, toggles: bool, rival: Callable = _observed) -> tuple[flo
     """Return the seconds per tick of (rival, bare) ticking one tree (see :func:`_paired`).
 
     Both tick the same tree, so memory layout is the same for both. The observer still
-    sees every change: what a bare tick moved is compared at the observer's next tick.
+    sees every change: what a bare tick moved is compared at the runner's next tick.
     """
-    root = _root(text)
-    return _paired(rival(root), _bare(root), toggles=toggles)
+    tree = _tree(text)
+    return _paired(rival(tree), _bare(tree.root), toggles=toggles)
 
 
 def _executive_rows() -> list[tuple[str, str, str, str]]:
-    """Time ``Executive._tick`` with snapshots on against the same tick with them off."""
+    """Time ``Executive.tick_once`` with snapshots on against the same tick with them off."""
     from rclpy.parameter import Parameter
 
     from bt_executive.ros.executive import Executive
@@ -144,17 +153,21 @@ def _executive_rows() -> list[tuple[str, str, str, str]]:
             executive = Executive(context=context, parameter_overrides=[
                 Parameter('tree_file', value=path), Parameter('tick_rate', value=0.1),
                 Parameter('snapshot_keys', value=['x'])])
-            builder = executive.snapshots
+            runner = executive.tree.runner
+            observers = list(runner.observers)
+            assert executive.snapshots in observers  # snapshots on: the model observes
 
             def snapshots_off() -> None:
                 executive._publish_snapshot = lambda: None
-                builder.tick = executive.tree.root.tick_once
+                runner.observers = [observer for observer in observers
+                                    if observer is not executive.snapshots]
                 try:
-                    executive._tick()
+                    executive.tick_once()
                 finally:
-                    del executive._publish_snapshot, builder.tick
+                    del executive._publish_snapshot
+                    runner.observers = observers
 
-            ours, bare = _paired(executive._tick, snapshots_off, toggles=False)
+            ours, bare = _paired(executive.tick_once, snapshots_off, toggles=False)
             rows.append((f'executive tick, snapshots on, 1000-node {label}',
                          f'{ours * 1e6:.0f} us', f'snapshots off {bare * 1e6:.0f} us',
                          f'{ours / bare:.3f}x'))

@@ -3,8 +3,9 @@
 All tick the same 1000-node trees (flat, and bushy: a selector of sequences), measured
 side by side in one run. References: the bare ``tick_once()`` (the cost floor), py_trees'
 own ``BehaviourTree.tick()``, and that with a ``SnapshotVisitor`` (what py_trees_ros runs
-every tick). Ours: ``Executive._tick`` (feed, tick, snapshot observer, ~/status,
-~/snapshot, ~/events) with snapshots on, in periodic and in event mode.
+every tick). Ours: ``Executive.tick_once`` (feed, ``TreeRunner.tick_once()`` with the
+snapshot observer, ~/status, ~/snapshot, ~/events) with snapshots on, in periodic and in
+event mode.
 
 Each round times every contender once, in an order rotated per round, and the ratio is
 the median over rounds of the per-round ratio, so drift in machine load cancels out.
@@ -33,9 +34,10 @@ ROUNDS = 31
 
 
 def _bare_root(text: str) -> py_trees.behaviour.Behaviour:
-    document = Loader(default_registry()).load_text(text, name='bench.yaml')
+    registry = default_registry()
+    document = Loader(registry).load_text(text, name='bench.yaml')
     py_trees.blackboard.Blackboard.set('/x', 1)
-    return build(document)
+    return build(document, registry=registry).root
 
 
 def _timed(function: Callable[[], None]) -> float:
@@ -77,14 +79,17 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
                         Parameter('tree_file', value=path),
                         Parameter('tick_mode', value=mode), Parameter('tick_rate', value=0.1),
                         Parameter('heartbeat_period', value=3600.0)])
+                executive = executives[mode]
+                # snapshots on: the executive's runner hands every record to the model
+                assert executive.snapshots in executive.tree.runner.observers
             bare = _bare_root(text)
             tree = py_trees.trees.BehaviourTree(_bare_root(text))
             visited = py_trees.trees.BehaviourTree(_bare_root(text))
             visited.visitors.append(py_trees.visitors.SnapshotVisitor())
             result = compare({
                 'bare': bare.tick_once,
-                'periodic': executives['periodic']._tick,
-                'event': executives['event']._tick,
+                'periodic': executives['periodic'].tick_once,
+                'event': executives['event'].tick_once,
                 'tree': tree.tick,
                 'visitor': visited.tick,
             }, 'bare', rounds=5 if quick else ROUNDS)

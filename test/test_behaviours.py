@@ -1,36 +1,37 @@
-"""Tick-by-tick tests of bt_executive.nodes.behaviours and of the py_trees nodes we reuse."""
+"""Tick-by-tick tests of bt_executive.nodes behaviours and of the py_trees nodes we reuse."""
 
 from __future__ import annotations
 
 import logging
 from typing import Callable
 
-from bt_executive.nodes.behaviours import (
-                                           ActiveSelector,
-                                           clear_termination,
-                                           Condition,
-                                           Cooldown,
-                                           Delay,
-                                           Filter,
-                                           IfThenElse,
-                                           Limit,
-                                           Log,
-                                           LOGGER_NAME,
-                                           Marathon,
-                                           Monitor,
-                                           Race,
-                                           RandomSelector,
-                                           RandomSequence,
-                                           reset_limits,
-                                           Terminate,
-                                           termination_requested,
-                                           TerminationRequest,
-                                           Timeout,
-                                           UntilFailure,
-                                           UntilSuccess,
-                                           Wait,
-                                           While,
-                                           )
+from bt_executive.nodes.composites import (
+    ActiveSelector,
+    Marathon,
+    Race,
+    RandomSelector,
+    RandomSequence,
+)
+from bt_executive.nodes.conditionals import Filter, IfThenElse, Monitor, While
+from bt_executive.nodes.decorators import (
+    Cooldown,
+    Delay,
+    Limit,
+    reset_limits,
+    Timeout,
+    UntilFailure,
+    UntilSuccess,
+)
+from bt_executive.nodes.leaves import (
+    clear_termination,
+    Condition,
+    Log,
+    LOGGER_NAME,
+    Terminate,
+    termination_requested,
+    TerminationRequest,
+    Wait,
+)
 from py_trees.behaviour import Behaviour
 from py_trees.behaviours import Failure, Running, StatusQueue, Success
 from py_trees.common import OneShotPolicy, ParallelPolicy, Status

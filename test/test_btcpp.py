@@ -190,16 +190,16 @@ def test_mapped_nodes_use_bt_cpp_built_ins_and_markers_keep_the_spelling():
     assert '<ReactiveFallback name="explicit" _bte_memory="false">' in lines
     assert '<Parallel name="all" success_count="-1" failure_count="1" _bte_success="all" ' \
         '_bte_synchronise="true">' in lines
-    assert '<Sleep msec="1500"/>' in lines
+    assert '<Sleep msec="1500" />' in lines
     assert '<Timeout msec="2000">' in lines and '<Delay delay_msec="250">' in lines
     assert '<RunOnce name="done" then_skip="false">' in lines
     assert '<KeepRunningUntilFailure>' in lines
     assert '<Repeat num_cycles="2">' in lines
-    assert '<SetBlackboard name="s1" output_key="a" value="1"/>' in lines
-    assert '<SetBlackboard name="s11" output_key="a" value="2.5e-07"/>' in lines
-    assert '<SetBlackboard name="s9" output_key="a" value="true"/>' in lines
-    assert '<UnsetBlackboard key="a"/>' in lines
-    assert '<AlwaysSuccess name="quoted name"/>' in lines
+    assert '<SetBlackboard name="s1" output_key="a" value="1" />' in lines
+    assert '<SetBlackboard name="s11" output_key="a" value="2.5e-07" />' in lines
+    assert '<SetBlackboard name="s9" output_key="a" value="true" />' in lines
+    assert '<UnsetBlackboard key="a" />' in lines
+    assert '<AlwaysSuccess name="quoted name" />' in lines
 
 
 def test_nodes_without_an_exact_built_in_keep_their_own_id():
@@ -209,24 +209,24 @@ def test_nodes_without_an_exact_built_in_keep_their_own_id():
     # where the plain name is a BT.CPP built-in or an XML keyword
     assert '<bte_Parallel name="one" success="one">' in lines
     assert '<bte_Parallel name="free" synchronise="false">' in lines
-    assert '<Wait name="odd" seconds="0.0005"/>' in lines
+    assert '<Wait name="odd" seconds="0.0005" />' in lines
     assert '<OneShot on="success">' in lines
     assert '<While>' in lines
-    assert '<bte_SetBlackboard name="s2" key="a" value="json:&quot;1&quot;"/>' in lines
-    assert '<bte_SetBlackboard name="s3" key="a" value="$$lit"/>' in lines
-    assert '<bte_SetBlackboard name="s4" key="a" value="{other}"/>' in lines
-    assert '<bte_SetBlackboard name="s5" key="a.b" value="1"/>' in lines
-    assert '<bte_SetBlackboard name="s6" key="a" value="json:&quot;{x}&quot;"/>' in lines
-    assert '<bte_SetBlackboard name="s7" key="a" value="1" overwrite="true"/>' in lines
-    assert '<bte_UnsetBlackboard name="nested" key="a.b"/>' in lines
-    assert '<bte_Condition name="c3" expr="${a &gt; 1}"/>' in lines
+    assert '<bte_SetBlackboard name="s2" key="a" value="json:&quot;1&quot;" />' in lines
+    assert '<bte_SetBlackboard name="s3" key="a" value="$$lit" />' in lines
+    assert '<bte_SetBlackboard name="s4" key="a" value="{other}" />' in lines
+    assert '<bte_SetBlackboard name="s5" key="a.b" value="1" />' in lines
+    assert '<bte_SetBlackboard name="s6" key="a" value="json:&quot;{x}&quot;" />' in lines
+    assert '<bte_SetBlackboard name="s7" key="a" value="1" overwrite="true" />' in lines
+    assert '<bte_UnsetBlackboard name="nested" key="a.b" />' in lines
+    assert '<bte_Condition name="c3" expr="${a &gt; 1}" />' in lines
     assert '<bte_Timeout seconds="{speed}">' in lines
     assert '<bte_Action type="a/action/B" server="b" goal="json:{&quot;x&quot;: ' \
         '&quot;$target.x&quot;, &quot;s&quot;: &quot;$$1&quot;, &quot;e&quot;: &quot;' \
-        '&quot;}"/>' in lines
-    assert '<Running/>' in lines
+        '&quot;}" />' in lines
+    assert '<Running />' in lines
     assert re.search(r'<Log name="two" message="line one&#10;line two -- with &lt;xml&gt; '
-                     r'&amp; &quot;quotes&quot;"/>', xml)
+                     r'&amp; &quot;quotes&quot;" />', xml)
 
 
 def test_subtree_calls_remap_and_declare_tree_parameters():
@@ -234,15 +234,15 @@ def test_subtree_calls_remap_and_declare_tree_parameters():
     lines = [line.strip() for line in xml.splitlines()]
     assert ('<SubTree ID="Sub" speed="2" target="json:{&quot;x&quot;: &quot;$pose.x&quot;, '
             '&quot;y&quot;: 1}" ref="{pose}" structured="json:[1, {&quot;a&quot;: '
-            '&quot;b&quot;}]" _autoremap="true" _bte_defaults="ref structured"/>') in lines
+            '&quot;b&quot;}]" _autoremap="true" _bte_defaults="ref structured" />') in lines
     assert ('<SubTree ID="Sub" name="call two" target="{pose}" speed="${speed + 1}" '
             'ref="{pose}" structured="json:[1, {&quot;a&quot;: &quot;b&quot;}]" '
-            '_autoremap="true" _bte_defaults="ref structured"/>') in lines
+            '_autoremap="true" _bte_defaults="ref structured" />') in lines
     model = xml[xml.index('<SubTree ID="Sub">'):]
     model = model[:model.index('</SubTree>')]
-    assert '<input_port name="speed" default="0.1"/>' in model
-    assert '<input_port name="target"/>' in model
-    assert '<input_port name="ref" default="{pose}"/>' in model
+    assert '<input_port name="speed" default="0.1" />' in model
+    assert '<input_port name="target" />' in model
+    assert '<input_port name="ref" default="{pose}" />' in model
 
 
 def test_tree_nodes_model_declares_our_node_types_and_their_ports():
@@ -261,7 +261,7 @@ def test_tree_nodes_model_declares_our_node_types_and_their_ports():
     for node_type in default_registry().types():
         if node_type.name != 'Subtree':
             assert f'ID="{btcpp.own_id(node_type.name)}"' in models, node_type.name
-    assert '<Control ID="Race"/>' in models
+    assert '<Control ID="Race" />' in models
     assert '<Decorator ID="Limit">' in models
 
 
@@ -407,7 +407,8 @@ def test_import_of_a_hand_written_bt_cpp_file():
     assert main.children[6].params['level'].data == 'warning'
     assert text.startswith('# Imported from groot.xml (BehaviorTree.CPP v4 XML) by '
                            "'bt-executive import'.\n")
-    build(document)  # and it builds
+    built = build(document, registry=default_registry())  # and it builds
+    assert built.name == 'Main' and built.nodes.path(built.root).startswith('Main/')
 
 
 def test_unknown_node_ids_are_reported_with_element_and_line():
@@ -529,8 +530,7 @@ def test_the_metadata_comment_is_checked():
 
 def test_uids_follow_bt_cpp_creation_order_with_subtrees_inlined():
     document = load(os.path.join(CONFIG, 'patrol.yaml'))
-    root = build(document)
-    uids = btcpp.uid_map(root)
+    uids = btcpp.uid_map(build(document, registry=default_registry()))
     assert uids == btcpp.spec_uid_map(document)
     assert sorted(uids.values()) == list(range(1, len(uids) + 1))
     assert uids['Patrol/root'] == 1
@@ -541,7 +541,7 @@ def test_uids_follow_bt_cpp_creation_order_with_subtrees_inlined():
 
 def test_the_groot2_form_has_one_behavior_tree_per_subtree_instance():
     document = load(os.path.join(CONFIG, 'patrol.yaml'))
-    uids = btcpp.uid_map(build(document))
+    uids = btcpp.uid_map(build(document, registry=default_registry()))
     xml = btcpp.export_xml(document, uids=uids)
     root = btcpp.parse_xml(xml)
     assert 'main_tree_to_execute' not in root.attrs

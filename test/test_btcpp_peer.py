@@ -37,6 +37,11 @@ def load_text(text):
     return Loader(default_registry()).load_text(text, name='t.yaml', base_dir=CONFIG)
 
 
+def build_root(document):
+    """Build the main tree of ``document`` with the default catalogue; return its root."""
+    return build(document, registry=default_registry()).root
+
+
 def factory_for(xml, *, succeed=None):
     """Return a BT.CPP factory knowing our own node IDs used in ``xml``."""
     factory = bt.BehaviorTreeFactory()
@@ -167,7 +172,8 @@ def test_groot2_gets_the_same_tree_from_bt_cpp_and_from_us(name):
     xml = btcpp.export_xml(document)
     tree = factory_for(xml).create_tree_from_text(without_own_ports(xml))
     theirs = shape(groot2_tree(tree))
-    ours = shape(btcpp.export_xml(document, uids=btcpp.uid_map(build(document))))
+    uids = btcpp.uid_map(build(document, registry=default_registry()))
+    ours = shape(btcpp.export_xml(document, uids=uids))
     assert theirs == ours
     assert len(ours) == 8 and ours[3][:2] == ('Navigate', 'recharge/go to dock')
 
@@ -223,7 +229,7 @@ trees:
     assert blackboard.get_int('b') == 5 and blackboard.get_double('c') == 2.5
     assert blackboard.get_string('d') == 'ready'
     py_trees.blackboard.Blackboard.clear()
-    root = build(document)
+    root = build_root(document)
     root.tick_once()
     assert root.status == py_trees.common.Status.SUCCESS
     storage = py_trees.blackboard.Blackboard.storage
@@ -271,7 +277,7 @@ def to_yaml(node, indent=0):
 
 def ours_until_done(document, limit=200):
     py_trees.blackboard.Blackboard.clear()
-    root = build(document)
+    root = build_root(document)
     root.setup_with_descendants()
     for tick in range(1, limit + 1):
         root.tick_once()
@@ -312,13 +318,13 @@ trees:
     xml = btcpp.export_xml(document)
     assert '<RunOnce then_skip="false">' in xml and '<KeepRunningUntilFailure>' in xml
     tree = bt.BehaviorTreeFactory().create_tree_from_text(xml)
-    root = build(document)
+    root = build_root(document)
     for _ in range(3):
         root.tick_once()
         assert STATUS[tree.tick_exactly_once()] == root.status.name == 'FAILURE'
     document = load_text('trees:\n  Main:\n    SuccessIsRunning: [Success]\n')
     tree = bt.BehaviorTreeFactory().create_tree_from_text(btcpp.export_xml(document))
-    root = build(document)
+    root = build_root(document)
     for _ in range(3):
         root.tick_once()
         assert STATUS[tree.tick_exactly_once()] == root.status.name == 'RUNNING'

@@ -23,8 +23,10 @@ from xml.etree import ElementTree
 import behaviortreepy as btcpp_py
 from bt_executive.core.builder import apply_blackboard_defaults, build
 from bt_executive.core.loader import Loader
+from bt_executive.core.table import BuiltTree
 from bt_executive.nodes.catalogue import default_registry
 from bt_executive.observe import groot2
+from bt_executive.observe.runner import TreeRunner
 from btview import client as btview_client
 from helpers import free_port, listening_possible, open_descriptors, wait_for
 import msgpack
@@ -166,30 +168,36 @@ def header(kind: str, request_id: int = 0x11223344, protocol: int = 2) -> bytes:
     return groot2.request_header(ord(kind), request_id, protocol)
 
 
-def load(text: str):
-    document = Loader(default_registry()).load_text(textwrap.dedent(text), name='t.yaml')
+def load(text: str) -> tuple[Any, BuiltTree]:
+    registry = default_registry()
+    document = Loader(registry).load_text(textwrap.dedent(text), name='t.yaml')
     py_trees.blackboard.Blackboard.storage.clear()
     apply_blackboard_defaults(document)
-    return document, build(document)
+    return document, build(document, registry=registry)
 
 
 @dataclasses.dataclass
 class Ours:
+    """Our server, observing the runner that ticks the tree (as the tree host does)."""
+
     server: groot2.Groot2Server
-    root: py_trees.behaviour.Behaviour
+    tree: BuiltTree
+    runner: TreeRunner
     document: Any
 
     @property
     def port(self) -> int:
         return self.server.port
 
+    @property
+    def root(self) -> py_trees.behaviour.Behaviour:
+        return self.tree.root
+
     def tick(self) -> None:
-        self.root.tick_once()
-        self.server.after_tick()
+        self.runner.tick_once()
 
     def halt(self) -> None:
-        self.root.stop(Status.INVALID)
-        self.server.after_tick()
+        self.runner.stop(Status.INVALID)
 
 
 @dataclasses.dataclass
@@ -206,10 +214,12 @@ class Theirs:
 
 
 def serve_ours(pair: Pair, **options: Any) -> Ours:
-    document, root = load(pair.yaml)
+    document, tree = load(pair.yaml)
     server = groot2.Groot2Server(0, **options)
-    server.on_install(root, tree_name=document.main, document=document)
-    return Ours(server, root, document)
+    server.on_install(tree, tree_name=document.main, document=document)
+    runner = TreeRunner(tree)
+    runner.add_observer(server)
+    return Ours(server, tree, runner, document)
 
 
 def serve_btcpp(pair: Pair) -> Theirs:
@@ -448,9 +458,9 @@ def test_a_new_tree_gets_a_new_uuid_and_a_following_client_sees_it(ours):
         first_uuid = client.tree_uuid
         client.poll()
         assert client.tree_uuid == first_uuid
-        document, root = load(OTHER_TREE)
-        ours.server.on_install(root, tree_name='Other', document=document)
-        root.tick_once()
+        document, tree = load(OTHER_TREE)
+        ours.server.on_install(tree, tree_name='Other', document=document)
+        tree.root.tick_once()  # ticked by hand, without a runner: after_tick() reads it
         ours.server.after_tick()
         polled = client.poll()  # what Groot2 polls; the header carries the new UUID
         assert client.tree_uuid != first_uuid
@@ -469,8 +479,9 @@ def test_a_new_tree_gets_a_new_uuid_and_a_following_client_sees_it(ours):
 
 # ---- the status encoding ---------------------------------------------------------------------
 
-def test_idle_after_codes_remember_the_previous_status():
-    document, root = load("""
+@pytest.mark.parametrize('fed', ['read', 'records'])
+def test_idle_after_codes_remember_the_previous_status(fed):
+    document, tree = load("""
         trees:
           Main:
             Selector root:
@@ -480,28 +491,42 @@ def test_idle_after_codes_remember_the_previous_status():
                   - Running busy
         blackboard: {go: false}
         """)
-    encoder = groot2.StatusEncoder(root, groot2.tree_uids(root))
+    root = tree.root
+    encoder = groot2.StatusEncoder(tree, groot2.tree_uids(tree))
+    runner = TreeRunner(tree)
 
     def codes() -> dict[str, int]:
         by_uid = dict(groot2.parse_status(encoder.buffer))
         return {node.name: by_uid[uid] for node in root.iterate()
-                for path, uid in groot2.tree_uids(root).items() if path == node.bt_path}
+                for path, uid in groot2.tree_uids(tree).items()
+                if path == tree.nodes.path(node)}
+
+    def tick() -> bool:
+        """Tick; read every node's status, or apply the record's changes."""
+        if fed == 'read':
+            root.tick_once()
+            return encoder.update()
+        return encoder.apply(runner.tick_once().changes)
+
+    def stop() -> bool:
+        if fed == 'read':
+            root.stop(Status.INVALID)
+            return encoder.update()
+        return encoder.apply(runner.stop(Status.INVALID).changes)
 
     assert set(codes().values()) == {groot2.IDLE}
+    assert len(codes()) == 5
     assert not encoder.update()  # nothing moved
-    root.tick_once()
-    assert encoder.update()
+    assert not encoder.apply(runner.observe().changes)
+    assert tick()
     assert codes() == {'root': 1, 'gate': 3, 'work': 1, 'ok': 2, 'busy': 1}
     py_trees.blackboard.Blackboard.set('/go', True)
-    root.tick_once()  # the gate opens: work and its children are stopped
-    encoder.update()
+    tick()  # the gate opens: work and its children are stopped
     assert codes() == {'root': 2, 'gate': 2, 'work': 11, 'ok': 12, 'busy': 11}
-    root.stop(Status.INVALID)
-    encoder.update()
+    stop()
     assert codes() == {'root': 12, 'gate': 12, 'work': 11, 'ok': 12, 'busy': 11}
     py_trees.blackboard.Blackboard.set('/go', False)
-    root.tick_once()
-    encoder.update()
+    tick()
     assert codes() == {'root': 1, 'gate': 3, 'work': 1, 'ok': 2, 'busy': 1}
 
 
@@ -551,7 +576,7 @@ def test_a_tree_that_cannot_be_served_is_logged_and_not_raised(ours):
             messages.append(message)
 
     ours.server.logger = Log()
-    ours.server.on_install(ours.root, tree_name='Main', document=None)  # no document
+    ours.server.on_install(ours.tree, tree_name='Main', document=None)  # no document
     assert messages and "cannot serve tree 'Main'" in messages[0]
     assert ask(ours.port, header('T')) == [b'error', b'no tree is loaded']
 
@@ -623,8 +648,8 @@ def test_close_joins_the_thread_and_frees_the_port():
     for _ in range(3):
         server = groot2.Groot2Server(port or 0)
         port = server.port
-        document, root = load(SIMPLE.yaml)
-        server.on_install(root, tree_name='Main', document=document)
+        document, tree = load(SIMPLE.yaml)
+        server.on_install(tree, tree_name='Main', document=document)
         assert ask(port, header('S'))[0][:6] == header('S')
         assert server.alive
         assert server.close(timeout=TIMEOUT)
@@ -635,8 +660,8 @@ def test_close_joins_the_thread_and_frees_the_port():
 
 
 def test_status_order_groups_subtree_instances():
-    document, root = load(NESTED.yaml)
-    order = [node.name for node in groot2.status_order(root)]
+    _, tree = load(NESTED.yaml)
+    order = [node.name for node in groot2.status_order(tree.root)]
     assert order == ['root', 'z', 'ca', 'as', 'a1', 'cb', 'cc', 'sel', 'b0', 'b1', 'c1']
 
 

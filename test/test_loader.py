@@ -2,7 +2,8 @@
 
 import textwrap
 
-from bt_executive.core.builder import apply_blackboard_defaults, build, BuildContext, Builder
+from bt_executive.core import builder
+from bt_executive.core.builder import apply_blackboard_defaults, BuildContext, Builder
 from bt_executive.core.errors import TreeError
 from bt_executive.core.loader import Loader
 from bt_executive.core.spec import Dynamic
@@ -26,9 +27,16 @@ def load(text, **kwargs):
                                                 **kwargs)
 
 
-def shape(node):
+def build(document, tree_name=None):
+    """Build a tree of ``document`` with the default catalogue."""
+    return builder.build(document, tree_name, registry=default_registry())
+
+
+def shape(built, node=None):
     """Return (type, name, [children...]) of a built tree for structural asserts."""
-    return (node.bt_type, node.name, [shape(child) for child in node.children])
+    node = built.root if node is None else node
+    return (built.nodes[node.id].type, node.name,
+            [shape(built, child) for child in node.children])
 
 
 def test_short_and_explicit_forms_build_the_same_tree():
@@ -121,7 +129,7 @@ def test_subtree_parameters_are_substituted_per_call():
             root:
               SetBlackboard: {key: out, value: '${value + 1}'}
         """)
-    root = build(document)
+    root = build(document).root
     py_trees.blackboard.Blackboard.set('/base', 4)
     outputs = []
     for subtree in root.children:
@@ -142,10 +150,12 @@ def test_subtree_argument_fills_a_static_parameter():
                 attempts: $count
                 Failure:
         """)
-    root = build(document, 'Main')
+    built = build(document, 'Main')
+    root = built.root
     retry = root.children[0]
-    assert retry.bt_type == 'Retry' and retry.num_failures == 3
-    assert root.bt_path == 'Main/Subtree' and retry.bt_path == 'Main/Subtree/Tries/Retry'
+    assert built.nodes[retry.id].type == 'Retry' and retry.num_failures == 3
+    assert built.nodes[root.id].path == 'Main/Subtree'
+    assert built.nodes[retry.id].path == 'Main/Subtree/Tries/Retry'
 
 
 def test_subtree_remaps_blackboard_keys():
@@ -158,7 +168,7 @@ def test_subtree_remaps_blackboard_keys():
             root:
               Condition: level > 0.5
         """)
-    root = build(document, 'Main')
+    root = build(document, 'Main').root
     py_trees.blackboard.Blackboard.set('/battery', {'percentage': 0.9})
     root.tick_once()
     assert root.status is Status.SUCCESS
@@ -177,7 +187,7 @@ def test_includes_are_relative_to_the_including_file(tmp_path):
     document = Loader(default_registry()).load(str(tmp_path / 'main.yaml'))
     assert sorted(document.trees) == ['A', 'B', 'Main']
     assert document.trees['B'].file.endswith('lib/b.yaml')
-    root = build(document)
+    root = build(document).root
     root.tick_once()
     assert root.status is Status.SUCCESS
 
@@ -200,7 +210,7 @@ def test_diamond_include_loads_once(tmp_path):
 ])
 def test_literal_values(written, expected):
     document = load(f'trees:\n  Main:\n    SetBlackboard: {{key: k, value: {written}}}\n')
-    root = build(document)
+    root = build(document).root
     root.tick_once()
     assert py_trees.blackboard.Blackboard.get('/k') == expected
 
@@ -214,7 +224,7 @@ def test_literal_values(written, expected):
 ])
 def test_blackboard_references_are_read_at_tick_time(written, expected):
     document = load(f'trees:\n  Main:\n    SetBlackboard: {{key: k, value: {written}}}\n')
-    root = build(document)
+    root = build(document).root
     py_trees.blackboard.Blackboard.set('/n', 5)
     py_trees.blackboard.Blackboard.set('/point', {'x': 1.5})
     py_trees.blackboard.Blackboard.set('/items', ['a', 'b'])
@@ -248,12 +258,12 @@ def test_subscriptions_section_is_kept_for_the_ros_layer():
 
 def test_condition_reads_are_declared_on_the_blackboard():
     document = load('trees:\n  Main:\n    Condition: a.b > c\n')
-    root = build(document)
-    assert root.bt_reads == {'a', 'c'}
+    built = build(document)
+    assert built.nodes[built.root.id].reads == {'a', 'c'}
 
 
 def test_condition_with_missing_key_fails_with_reason():
-    root = build(load('trees:\n  Main:\n    Condition: battery.percentage < 0.2\n'))
+    root = build(load('trees:\n  Main:\n    Condition: battery.percentage < 0.2\n')).root
     root.tick_once()
     assert root.status is Status.FAILURE
     assert "no blackboard key 'battery'" in root.feedback_message
@@ -269,7 +279,7 @@ def test_stubbed_ros_leaves_follow_the_stub_table():
         """)
     context = BuildContext(registry=default_registry(), document=document,
                            stubs={'check': ('failure', 0)})
-    root = Builder(context).build()
+    root = Builder(context).build().root
     statuses = []
     for _ in range(3):
         root.tick_once()

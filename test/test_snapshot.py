@@ -9,7 +9,9 @@ from typing import Any
 
 from bt_executive.core.builder import apply_blackboard_defaults, build
 from bt_executive.core.loader import Loader
+from bt_executive.core.table import BuiltTree
 from bt_executive.nodes.catalogue import default_registry
+from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import (EVENTS_SCHEMA, failure_reason, SCHEMA,
                                            SnapshotBuilder, to_json)
 from bt_executive.viewers.watch import render_frame, strip_ansi
@@ -24,17 +26,23 @@ import yaml
 
 
 def load(text: str):
-    document = Loader(default_registry()).load_text(textwrap.dedent(text), name='t.yaml')
+    registry = default_registry()
+    document = Loader(registry).load_text(textwrap.dedent(text), name='t.yaml')
     py_trees.blackboard.Blackboard.storage.clear()
     apply_blackboard_defaults(document)
-    return document, build(document)
+    return document, build(document, registry=registry)
 
 
-def builder_for(text: str = SELECTOR_TREE, **options: Any) -> SnapshotBuilder:
-    document, root = load(text)
+def builder_for(text: str = SELECTOR_TREE,
+                **options: Any) -> tuple[TreeRunner, SnapshotBuilder]:
+    """Return a runner of the tree in ``text`` and a snapshot model observing it."""
+    document, tree = load(text)
     options.setdefault('document', document)
-    return SnapshotBuilder(root, tree_name='Main', source_file='t.yaml',
-                           revision=options.pop('revision', 1), **options)
+    runner = TreeRunner(tree)
+    builder = SnapshotBuilder(runner.tracker, tree_name='Main', source_file='t.yaml',
+                              revision=options.pop('revision', 1), **options)
+    runner.add_observer(builder)
+    return runner, builder
 
 
 def check_valid(snapshot: dict[str, Any]) -> None:
@@ -55,7 +63,7 @@ def walk_state(builder: SnapshotBuilder) -> dict[str, dict[str, str]]:
 
 
 def test_first_update_describes_the_tree_then_only_changes_count():
-    builder = builder_for()
+    runner, builder = builder_for()
     first = builder.update()
     check_valid(first)
     assert first['schema'] == SCHEMA
@@ -72,7 +80,7 @@ def test_first_update_describes_the_tree_then_only_changes_count():
     assert first['root_status'] == 'INVALID'
     assert builder.update() is None
 
-    builder.tick()
+    runner.tick_once()
     second = builder.update()
     check_valid(second)
     assert second['seq'] == 2
@@ -84,15 +92,15 @@ def test_first_update_describes_the_tree_then_only_changes_count():
     assert second['nodes'] is first['nodes']  # the structure is shared, not rebuilt
 
     for _ in range(5):
-        builder.tick()
+        runner.tick_once()
         assert builder.update() is None  # nothing moved
     assert builder.full()['seq'] == 2  # heartbeats repeat the content and its seq
     assert builder.full()['tick']['count'] == 6
 
 
 def test_events_report_transitions_with_reasons():
-    builder = builder_for()
-    builder.tick()
+    runner, builder = builder_for()
+    runner.tick_once()
     events = builder.events()
     assert {(e['id'], e['from'], e['to']) for e in events} == {
         ('Main/root', 'INVALID', 'RUNNING'), ('Main/root/blocked', 'INVALID', 'FAILURE'),
@@ -104,7 +112,7 @@ def test_events_report_transitions_with_reasons():
     assert builder.events() == []
     # a higher priority wins: the running branch is stopped although it was not ticked
     py_trees.blackboard.Blackboard.set('/x', 10)
-    builder.tick()
+    runner.tick_once()
     moved = {(e['id'], e['from'], e['to']) for e in builder.events()}
     assert moved == {
         ('Main/root/blocked', 'FAILURE', 'SUCCESS'), ('Main/root', 'RUNNING', 'SUCCESS'),
@@ -116,7 +124,7 @@ def test_events_report_transitions_with_reasons():
 
 
 def test_feedback_changes_are_changes_without_events():
-    builder = builder_for("""
+    runner, builder = builder_for("""
         trees:
           Main:
             Retry three:
@@ -124,10 +132,10 @@ def test_feedback_changes_are_changes_without_events():
               Failure nope:
         """)
     builder.update()
-    builder.tick()
+    runner.tick_once()
     first = builder.update()['state']['Main/three']
     builder.events()
-    builder.tick()
+    runner.tick_once()
     second = builder.update()
     assert second is not None
     second = second['state']['Main/three']
@@ -138,7 +146,7 @@ def test_feedback_changes_are_changes_without_events():
 
 
 def test_why_chain_and_last_failure():
-    builder = builder_for("""
+    runner, builder = builder_for("""
         blackboard: {x: 0}
         trees:
           Main:
@@ -146,7 +154,7 @@ def test_why_chain_and_last_failure():
               - Success fine
               - Condition too small: x > 1
         """)
-    builder.tick()
+    runner.tick_once()
     snapshot = builder.update()
     check_valid(snapshot)
     assert snapshot['root_status'] == 'FAILURE'
@@ -155,39 +163,55 @@ def test_why_chain_and_last_failure():
         {'id': 'Main/checks/too small', 'reason': 'x > 1 is false'}]
     assert snapshot['last_failure']['reason'] == 'Main/checks/too small: x > 1 is false'
     assert snapshot['last_failure']['tick'] == 1
-    assert failure_reason(builder.root) == 'Main/checks/too small: x > 1 is false'
+    assert failure_reason(builder.root, ident=runner.tree.nodes.path) == \
+        'Main/checks/too small: x > 1 is false'
+    assert failure_reason(builder.root) == 'too small: x > 1 is false'  # names by default
     py_trees.blackboard.Blackboard.set('/x', 5)
-    builder.tick()
+    runner.tick_once()
     recovered = builder.update()
     assert recovered['why'] == [] and recovered['root_status'] == 'SUCCESS'
     assert recovered['last_failure'] == snapshot['last_failure']  # kept for viewers
 
 
 def test_external_stop_is_seen_without_a_tick():
-    builder = builder_for()
-    builder.tick()
+    runner, builder = builder_for()
+    runner.tick_once()
     builder.events()
     builder.root.stop(Status.INVALID)  # what pause, reset and terminate do
+    assert runner.observe().stopped is False  # a record of changes made outside a tick
+    snapshot = builder.update()
+    assert {state['status'] for state in snapshot['state'].values()} == {'INVALID'}
+    assert len(builder.events()) == 5
+    # the same through the runner: its record is marked as a stop
+    runner.tick_once()
+    builder.events()
+    record = runner.stop()
+    assert record.stopped and len(record.transitions) == 5
     snapshot = builder.update()
     assert {state['status'] for state in snapshot['state'].values()} == {'INVALID'}
     assert len(builder.events()) == 5
 
 
 def test_blackboard_selection_is_json_safe():
-    builder = builder_for(blackboard_keys=['x', 'missing', '', 'obj'])
+    runner, builder = builder_for(blackboard_keys=['x', 'missing', '', 'obj'])
     builder.update()
     assert builder.update() is None
     storage = py_trees.blackboard.Blackboard.storage
     storage['/obj'] = {'nan': float('nan'), 'inf': [float('-inf')], 'set': {1}}
+    assert builder.update() is None  # written outside a tick: seen with the next record
+    runner.observe()
     snapshot = builder.update()
     check_valid(snapshot)
     assert snapshot['blackboard'] == {'x': 1, 'obj': {'nan': 'nan', 'inf': ['-inf'],
                                                       'set': '{1}'}}
     assert snapshot['unset'] == {'missing': ''}
+    runner.observe()
     assert builder.update() is None  # NaN compares equal once rendered
     storage['/x'] = 2
+    runner.observe()
     assert builder.update()['blackboard']['x'] == 2
     del storage['/x']
+    runner.observe()
     assert builder.update()['unset'] == {'missing': '', 'x': ''}
     assert '"nan":"nan"' in builder.encode(builder.full())
 
@@ -198,19 +222,21 @@ def test_all_keys_and_lookup_errors_and_render_value():
             raise ValueError("blackboard key 'stale' is stale")
         return py_trees.blackboard.Blackboard.storage['/' + name]
 
-    builder = builder_for(blackboard_keys=['*', 'stale'], lookup=lookup,
-                          render_value=lambda value: {'wrapped': value})
+    runner, builder = builder_for(blackboard_keys=['*', 'stale'], lookup=lookup,
+                                  render_value=lambda value: {'wrapped': value})
     snapshot = builder.update()
     assert snapshot['blackboard'] == {'x': {'wrapped': 1}}
     assert snapshot['unset'] == {'stale': "blackboard key 'stale' is stale"}
     py_trees.blackboard.Blackboard.set('/new', 'hello')
+    runner.observe()
     assert builder.update()['blackboard']['new'] == {'wrapped': 'hello'}
     del py_trees.blackboard.Blackboard.storage['/new']
+    runner.observe()
     assert 'new' not in builder.update()['blackboard']
 
 
 def test_executive_section_and_revision_and_session():
-    builder = builder_for(revision=7, session='abc')
+    _, builder = builder_for(revision=7, session='abc')
     builder.update()
     builder.set_executive({'running': True})
     assert builder.update()['executive'] == {'running': True}
@@ -224,17 +250,17 @@ def test_executive_section_and_revision_and_session():
 
 
 def test_encode_matches_plain_json_and_schema():
-    builder = builder_for()
+    runner, builder = builder_for()
     for index in range(4):
         py_trees.blackboard.Blackboard.set('/x', index * 3)
-        builder.tick()
+        runner.tick_once()
         snapshot = builder.update() or builder.full()
         encoded = builder.encode(snapshot)
         assert json.loads(encoded) == json.loads(to_json(snapshot))
         SNAPSHOT_VALIDATOR.validate(json.loads(encoded))
     old = builder.full()
     py_trees.blackboard.Blackboard.set('/x', 0)
-    builder.tick()
+    runner.tick_once()
     builder.update()
     # an older snapshot still encodes as itself
     assert json.loads(builder.encode(old)) == json.loads(to_json(old))
@@ -244,20 +270,24 @@ def test_plain_py_trees_trees_get_unique_ids():
     root = py_trees.composites.Sequence('top', memory=False, children=[
         py_trees.behaviours.Success('a'), py_trees.behaviours.Success('a'),
         py_trees.decorators.Inverter('not', py_trees.behaviours.Failure('a'))])
-    builder = SnapshotBuilder(root, tree_name='T', source_file='', revision=0)
+    runner = TreeRunner(BuiltTree(root))
+    builder = SnapshotBuilder(runner.tracker, tree_name='T', source_file='', revision=0)
+    runner.add_observer(builder)
     snapshot = builder.update()
     check_valid(snapshot)
     assert [node['id'] for node in snapshot['nodes']] == [
         'top', 'top/a', 'top/a#2', 'top/not', 'top/not/a']
     assert [node['kind'] for node in snapshot['nodes']] == [
         'composite', 'leaf', 'leaf', 'decorator', 'leaf']
-    root.tick_once()  # ticked behind the builder's back: mark_all() catches up
-    builder.mark_all()
+    runner.tick_once()  # the builder only sees what the runner's records say
+    assert builder.update()['state'] == walk_state(builder)
+    root.stop(Status.INVALID)  # stopped behind the runner's back: observe() catches up
+    runner.observe()
     assert builder.update()['state'] == walk_state(builder)
 
 
 def test_the_schema_rejects_what_it_should():
-    builder = builder_for()
+    _, builder = builder_for()
     snapshot = builder.update()
     broken = dict(snapshot, schema='bt_executive/snapshot/2')
     with pytest.raises(jsonschema.ValidationError):
@@ -325,7 +355,8 @@ NODES = st.recursive(
 OPERATIONS = st.lists(st.one_of(
     st.just(('tick',)), st.just(('tick',)), st.just(('tick',)),
     st.tuples(st.just('set'), st.sampled_from(KEYS), st.booleans()),
-    st.just(('stop',)), st.just(('update',)), st.just(('events',)), st.just(('full',))),
+    st.tuples(st.just('stop'), st.booleans()), st.just(('update',)), st.just(('events',)),
+    st.just(('full',))),
     min_size=10, max_size=40)
 
 
@@ -334,16 +365,21 @@ OPERATIONS = st.lists(st.one_of(
 def test_the_observer_agrees_with_a_full_walk(tree, operations):
     text = yaml.safe_dump({'blackboard': dict.fromkeys(KEYS, True),
                            'trees': {'Main': {'root': tree}}})
-    builder = builder_for(text, blackboard_keys=list(KEYS))
+    runner, builder = builder_for(text, blackboard_keys=list(KEYS))
     statuses = {ident: state['status'] for ident, state in builder.update()['state'].items()}
     storage = py_trees.blackboard.Blackboard.storage
     for operation in operations + [('update',), ('events',)]:
         if operation[0] == 'tick':
-            builder.tick()
+            runner.tick_once()
         elif operation[0] == 'set':
             storage['/' + operation[1]] = operation[2]
+            runner.observe()  # a write outside a tick, as the blackboard feed's
         elif operation[0] == 'stop':
-            builder.root.stop(Status.INVALID)
+            if operation[1]:
+                runner.stop()
+            else:  # stopped directly, then observed
+                builder.root.stop(Status.INVALID)
+                runner.observe()
         elif operation[0] in ('update', 'full'):
             snapshot = builder.update() if operation[0] == 'update' else builder.full()
             if snapshot is not None:
@@ -366,9 +402,9 @@ def test_the_observer_agrees_with_a_full_walk(tree, operations):
 
 
 def frame_snapshot() -> dict[str, Any]:
-    builder = builder_for(blackboard_keys=['x', 'missing'])
+    runner, builder = builder_for(blackboard_keys=['x', 'missing'])
     builder.set_executive({'node': '/bt_executive', 'running': True, 'heartbeat': 1.0})
-    builder.tick()
+    runner.tick_once()
     return builder.update()
 
 
@@ -398,9 +434,9 @@ def test_frame_colours_and_highlights_the_active_path():
 
 
 def test_frame_fits_small_terminals_and_ascii():
-    builder = builder_for(yaml.safe_dump({'trees': {'Main': {
+    runner, builder = builder_for(yaml.safe_dump({'trees': {'Main': {
         'type': 'Sequence', 'children': [{'type': 'Running'}] + [{'type': 'Success'}] * 40}}}))
-    builder.tick()
+    runner.tick_once()
     text = render_frame(builder.update(), color=False, width=30, height=12, ascii_only=True)
     lines = text.splitlines()
     assert len(lines) <= 12 and all(len(line) <= 30 for line in lines)

@@ -137,10 +137,10 @@ def cmd_tick(args: argparse.Namespace) -> int:
     import py_trees
     import yaml
 
-    from bt_executive.nodes.behaviours import termination_requested
     from bt_executive.core.builder import apply_blackboard_defaults
-    from bt_executive.nodes.catalogue import DEFAULT_STUBS
     from bt_executive.formats.text import render_status
+    from bt_executive.nodes.catalogue import DEFAULT_STUBS
+    from bt_executive.nodes.leaves import termination_requested
 
     stubs: dict[str, tuple[str, int]] = {}
     for text in args.stub:
@@ -159,14 +159,15 @@ def cmd_tick(args: argparse.Namespace) -> int:
         for text in args.set:
             key, value = _parse_assignment(text, '--set')
             py_trees.blackboard.Blackboard.set('/' + key, yaml.safe_load(value))
-        root, context = _build(registry, document, args.tree, clock=lambda: clock_time[0],
-                               seed=args.seed, stubs=stubs)
+        built, context = _build(registry, document, args.tree, clock=lambda: clock_time[0],
+                                seed=args.seed, stubs=stubs)
+        root = built.root
     except TreeError as error:
         _print_errors(error, args.file)
         return EXIT_INVALID
-    ros_types = sorted({getattr(node, 'bt_type', '') for node in root.iterate()
-                        if registry.get(getattr(node, 'bt_type', '')) is not None
-                        and registry.get(node.bt_type).ros})
+    node_types = {built.nodes.type_name(node) for node in root.iterate()}
+    ros_types = sorted(name for name in node_types
+                       if registry.get(name) is not None and registry.get(name).ros)
     if ros_types:
         print('offline: ROS leaves are stubs — ' + ', '.join(
             '{}: {}{}'.format(t, stubs.get(t, DEFAULT_STUBS[t])[0],
@@ -178,7 +179,8 @@ def cmd_tick(args: argparse.Namespace) -> int:
         root.tick_once()
         if not args.quiet or tick == args.ticks:
             print(f'--- tick {tick}  t={clock_time[0]:.2f}s  root: {root.status.name}')
-            print(render_status(root, ascii_only=args.ascii, stubs=ros_types))
+            print(render_status(root, table=built.nodes, ascii_only=args.ascii,
+                                stubs=ros_types))
         request = termination_requested(root)
         if request is not None:
             print(f'terminated by {request.node_name}: {request.status.name.lower()} '

@@ -1,40 +1,31 @@
 """Turn a validated :class:`~bt_executive.core.spec.Document` into a py_trees tree.
 
 Subtrees are expanded in place (wrapped in a :class:`SubtreeBehaviour` so viewers see
-the boundary); tree parameters are substituted into the called tree's values; every
-behaviour gets ``bt_path`` (the stable node id) and ``bt_type`` attributes. A
-:class:`FaultGuard` makes an exception raised while a behaviour is ticked or halted that
-behaviour's FAILURE (the reason names the exception) instead of the end of the tick, and
-logs its traceback once through :attr:`BuildContext.log_error`: plugin node types are
-guarded when built, bt_executive's and py_trees' own when they first raise
-(:func:`contain_fault`, which the executive calls), so an ordinary tick pays nothing.
+the boundary); tree parameters are substituted into the called tree's values. The result
+is a :class:`~bt_executive.core.table.BuiltTree`: the py_trees root plus a node table
+(``behaviour.id -> NodeInfo``: node path, node type, source location, blackboard reads,
+outcome probe, fault guard). Nothing is stamped on the behaviours. Nodes of plugin types
+(outside bt_executive and py_trees) get a :class:`~bt_executive.core.faults.FaultGuard`
+when built; the rest only when they first raise (:mod:`bt_executive.core.faults`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import logging
 import time
-import traceback
-from typing import Any, Callable, Iterator, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.core.expressions import Expression, literal
+from bt_executive.core.faults import FaultGuard
 from bt_executive.core.loader import check_type
 from bt_executive.core.registry import Category, NodeType, ParamType, Registry, REQUIRED
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+from bt_executive.core.table import BuiltTree, log_to_stderr, NodeInfo, NodeTable, Probe
 import py_trees
 
 #: Deepest subtree nesting when expanding (recursion is rejected at load time).
 MAX_SUBTREE_DEPTH = 64
-
-#: Distinct errors of one behaviour whose traceback is logged; later ones are only counted.
-MAX_LOGGED_FAULTS = 5
-
-
-def log_to_stderr(text: str) -> None:
-    """Log an error through the ``bt_executive`` logger (stderr unless configured)."""
-    logging.getLogger('bt_executive').error(text)
 
 
 def blackboard_lookup(name: str) -> Any:
@@ -55,6 +46,7 @@ class BuildContext:
         stubs: how offline tools stand in for ROS leaves (node type or path -> spec)
         extras: anything a layer wants factories to see (e.g. the ROS node registry)
         nodes: every built behaviour by node path (filled while building)
+        table: what is known of every built behaviour (filled while building)
         log_error: receives the report (with traceback) of a behaviour that raised, once
             per behaviour and distinct error (the executive passes its ROS logger)
     """
@@ -68,6 +60,22 @@ class BuildContext:
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
     nodes: dict[str, py_trees.behaviour.Behaviour] = dataclasses.field(default_factory=dict)
     log_error: Callable[[str], None] = log_to_stderr
+    table: NodeTable = dataclasses.field(default_factory=NodeTable)
+    declared: dict[Any, tuple[frozenset[str], Optional[Probe]]] = dataclasses.field(
+        default_factory=dict)
+
+    def declare(self, behaviour: py_trees.behaviour.Behaviour, *,
+                reads: frozenset[str] = frozenset(), probe: Optional[Probe] = None) -> None:
+        """Record what a factory knows of the behaviour it made (kept in the node table).
+
+        Args:
+            behaviour: the behaviour the factory returns (or one of its helpers)
+            reads: root blackboard keys it reads besides its dynamic parameters
+            probe: ``lookup -> outcome`` for a pure reader (event ticking wakes the tree
+                only when that outcome changes)
+        """
+        old_reads, old_probe = self.declared.get(behaviour.id, (frozenset(), None))
+        self.declared[behaviour.id] = (old_reads | reads, probe or old_probe)
 
     def next_seed(self) -> Optional[int]:
         """Return a seed for the next random node (derived from ``seed``)."""
@@ -152,149 +160,9 @@ class SubtreeBehaviour(py_trees.decorators.Decorator):
         return self.decorated.status
 
 
-class FaultGuard:
-    """Contain the exceptions of one behaviour: that behaviour fails, the tree goes on.
-
-    Installed (as instance attributes replacing ``tick`` and ``terminate``) when a node is
-    built from a node type outside bt_executive and py_trees, and on any other behaviour
-    the first time it raises (:func:`contain_fault`): the guard's extra generator frame
-    costs about a fifth of a tick, so trusted nodes run unguarded. When the behaviour's
-    tick raises (its ``initialise()``, ``update()``
-    or a composite's own logic; the children are guarded themselves) its running children
-    are halted (INVALID: their goals are cancelled), it is stopped with FAILURE and its
-    feedback message says which method raised what. An exception in ``terminate()`` is
-    reported and the stop completes. Each distinct error (type and message) of a behaviour
-    is logged with its traceback once, at most :data:`MAX_LOGGED_FAULTS` of them.
-
-    Args:
-        behaviour: the behaviour to guard
-        path: its node path (named in reports)
-        log_error: where reports go
-    """
-
-    def __init__(self, behaviour: py_trees.behaviour.Behaviour, path: str,
-                 log_error: Callable[[str], None]) -> None:
-        self.behaviour = behaviour
-        self.path = path
-        self.log_error = log_error
-        #: how many exceptions the behaviour raised so far
-        self.faults = 0
-        self.logged: set[tuple[str, str]] = set()
-        #: an error reported already that the next tick turns into FAILURE (contain_fault)
-        self.pending: Optional[tuple[Exception, str]] = None
-        self._tick = behaviour.tick
-        self._terminate = behaviour.terminate
-        behaviour.tick = self.tick
-        behaviour.terminate = self.terminate
-        behaviour.bt_guard = self
-
-    def tick(self) -> Iterator[py_trees.behaviour.Behaviour]:
-        """Tick the behaviour; if that raises, stop it with FAILURE and yield it."""
-        if self.pending is not None:  # it raised in the tick being run again: fail now
-            (_, reason), self.pending = self.pending, None
-            yield from self._fail(reason)
-            return
-        try:
-            yield from self._tick()
-        except Exception as error:  # noqa: B902 - whatever a node raises, it fails alone
-            yield from self._fail(self.report(error))
-
-    def _fail(self, reason: str) -> Iterator[py_trees.behaviour.Behaviour]:
-        """Halt the running children, stop the behaviour with FAILURE, yield it."""
-        behaviour = self.behaviour
-        try:
-            for child in behaviour.children:  # py_trees only halts them on INVALID
-                if child.status is py_trees.common.Status.RUNNING:
-                    child.stop(py_trees.common.Status.INVALID)
-            behaviour.stop(py_trees.common.Status.FAILURE)
-        except Exception as again:  # noqa: B902 - stopping raised as well
-            self.report(again)
-            behaviour.status = py_trees.common.Status.FAILURE
-        behaviour.feedback_message = reason
-        yield behaviour
-
-    def terminate(self, new_status: py_trees.common.Status) -> None:
-        """Call the behaviour's own terminate; an exception is reported, not raised."""
-        try:
-            self._terminate(new_status)
-        except Exception as error:  # noqa: B902 - the stop must complete
-            self.behaviour.feedback_message = self.report(error)
-
-    def report(self, error: Exception) -> str:
-        """Count and (once per distinct error) log ``error``; return the failure reason."""
-        self.faults += 1
-        where = _raised_in(error, self.behaviour)
-        reason = f'{where} raised {type(error).__name__}: {error}'.rstrip(': ')
-        key = (type(error).__name__, str(error))
-        if key not in self.logged and len(self.logged) < MAX_LOGGED_FAULTS:
-            self.logged.add(key)
-            lines = traceback.format_exception(type(error), error, error.__traceback__)
-            more = ('; further distinct errors of this node are not logged'
-                    if len(self.logged) == MAX_LOGGED_FAULTS else '')
-            try:
-                self.log_error(f'{self.path}: {reason} (the node fails; logged once{more})'
-                               f'\n{"".join(lines).rstrip()}')
-            except Exception:  # noqa: B902 - a broken log sink must not break the tick
-                pass
-        return reason
-
-
-def contain_fault(error: BaseException, root: py_trees.behaviour.Behaviour, *,
-                  in_tick: bool = True) -> bool:
-    """Guard the unguarded behaviour that raised ``error`` during a tick or a stop.
-
-    The behaviour is the innermost one of ``root``'s tree on the traceback. It gets a
-    :class:`FaultGuard` (which logs the error once) holding the error as pending, so that
-    when the caller runs the tick again the behaviour fails at once instead of raising:
-    the tick in which a trusted node first raises is run a second time (what ran before
-    the node in it runs twice, once); from then on the guard contains it in place. With
-    ``in_tick=False`` (a stop raised) nothing is pending: the caller stops again and the
-    guard's ``terminate`` reports instead of raising. The error is logged through the
-    ``log_error`` the tree was built with.
-
-    Returns:
-        False if no unguarded behaviour of the tree raised it (the caller re-raises).
-    """
-    if not isinstance(error, Exception):
-        return False
-    members = {id(behaviour): behaviour for behaviour in root.iterate()}
-    culprit = None
-    trace = error.__traceback__
-    while trace is not None:
-        candidate = trace.tb_frame.f_locals.get('self')
-        if candidate is not None and id(candidate) in members \
-                and members[id(candidate)] is candidate:
-            culprit = candidate
-        trace = trace.tb_next
-    if culprit is None or getattr(culprit, 'bt_guard', None) is not None:
-        return False
-    guard = FaultGuard(culprit, getattr(culprit, 'bt_path', culprit.name),
-                       getattr(culprit, 'bt_log_error', log_to_stderr))
-    reason = guard.report(error)
-    if in_tick:
-        guard.pending = (error, reason)
-    else:
-        culprit.feedback_message = reason
-    return True
-
-
 def _trusted(node_type: NodeType) -> bool:
     """Tell whether a node type is implemented by bt_executive or py_trees."""
     return node_type.source.startswith(('bt_executive.', 'py_trees.'))
-
-
-def _raised_in(error: BaseException, behaviour: py_trees.behaviour.Behaviour) -> str:
-    """Name the method of ``behaviour`` that raised: a lifecycle method, else ``tick()``."""
-    trace = error.__traceback__
-    while trace is not None:
-        frame = trace.tb_frame
-        if frame.f_code.co_name in _LIFECYCLE and frame.f_locals.get('self') is behaviour:
-            return f'{frame.f_code.co_name}()'
-        trace = trace.tb_next
-    return 'tick()'
-
-
-_LIFECYCLE = frozenset({'initialise', 'update', 'terminate'})
 
 
 class Builder:
@@ -309,8 +177,8 @@ class Builder:
         self.errors: list[Diagnostic] = []
         self._calls: list[SourceLocation] = []
 
-    def build(self, tree_name: Optional[str] = None) -> py_trees.behaviour.Behaviour:
-        """Build the named (or main) tree and return its root behaviour.
+    def build(self, tree_name: Optional[str] = None) -> BuiltTree:
+        """Build the named (or main) tree: its root behaviour and its node table.
 
         Raises:
             TreeError: when a value only known after substituting tree parameters is wrong.
@@ -321,7 +189,9 @@ class Builder:
         root = self._node(tree.root, bindings, prefix='', depth=0)
         if self.errors or root is None:
             raise TreeError(self.errors)
-        return root
+        table = NodeTable((b.id, self.context.table[b.id]) for b in root.iterate()
+                          if b.id in self.context.table)
+        return BuiltTree(root=root, nodes=table, name=tree.name)
 
     def _bindings(self, tree: TreeSpec, arguments: Mapping[str, Value],
                   call: Optional[NodeSpec], outer: Mapping[str, Expression],
@@ -347,7 +217,7 @@ class Builder:
 
     def _node(self, spec: NodeSpec, bindings: Mapping[str, Expression], *, prefix: str,
               depth: int) -> Optional[py_trees.behaviour.Behaviour]:
-        node_type = self.context.registry.get(spec.type)
+        node_type = self.context.registry.require(spec.type)
         path = f'{prefix}/{spec.path}' if prefix else spec.path
         values: dict[str, Value] = {}
         errors_before = len(self.errors)
@@ -380,17 +250,20 @@ class Builder:
             return None
         params = Params(node_type, values, self.context.lookup)
         try:
-            behaviour = node_type.factory(self.context, spec.name, params, children)
+            if node_type.factory is None:
+                raise TypeError(f'node type {node_type.name} has no factory')
+            behaviour: py_trees.behaviour.Behaviour = node_type.factory(
+                self.context, spec.name, params, children)
         except Exception as error:  # noqa: B902 - a factory must never crash loading
             self.errors.append(Diagnostic(spec.loc, f'cannot build {spec.type}: {error}',
                                           path))
             return None
-        reads = params.names()
-        if reads:  # every key a dynamic parameter reads (event-driven ticking watches them)
-            behaviour.bt_reads = getattr(behaviour, 'bt_reads', frozenset()) | reads
+        info = self._register(behaviour, path, spec)
+        # every key a dynamic parameter reads (event-driven ticking watches them)
+        info.reads |= params.names()
         if not _trusted(node_type):  # plugins: contained from the start
-            FaultGuard(behaviour, path, self.context.log_error)
-        return self._register(behaviour, path, spec)
+            info.guard = FaultGuard(behaviour, path, self.context.log_error)
+        return behaviour
 
     def _fail(self, value: Value, message: str, path: str) -> None:
         """Record an error found after substituting tree arguments, naming the call."""
@@ -415,16 +288,19 @@ class Builder:
             self._calls.pop()
         if child is None:
             return None
-        return self._register(SubtreeBehaviour(spec.name, child, tree=tree.name), path, spec)
+        behaviour = SubtreeBehaviour(spec.name, child, tree=tree.name)
+        self._register(behaviour, path, spec)
+        return behaviour
 
     def _register(self, behaviour: py_trees.behaviour.Behaviour, path: str,
-                  spec: NodeSpec) -> py_trees.behaviour.Behaviour:
-        behaviour.bt_path = path
-        behaviour.bt_type = spec.type
-        behaviour.bt_loc = spec.loc
-        behaviour.bt_log_error = self.context.log_error
+                  spec: NodeSpec) -> NodeInfo:
+        """Enter ``behaviour`` in the node table with what its factory declared."""
+        reads, probe = self.context.declared.pop(behaviour.id, (frozenset(), None))
+        info = NodeInfo(path=path, type=spec.type, loc=spec.loc, reads=reads, probe=probe,
+                        log_error=self.context.log_error)
+        self.context.table[behaviour.id] = info
         self.context.nodes[path] = behaviour
-        return behaviour
+        return info
 
 
 def _foldable(value: Value) -> bool:
@@ -433,16 +309,15 @@ def _foldable(value: Value) -> bool:
 
 def build(document: Document, tree_name: Optional[str] = None, *,
           context: Optional[BuildContext] = None,
-          registry: Optional[Registry] = None) -> py_trees.behaviour.Behaviour:
-    """Build a tree of ``document`` with the default catalogue (or ``context``).
+          registry: Optional[Registry] = None) -> BuiltTree:
+    """Build a tree of ``document`` with ``registry`` (or ``context``).
 
     Raises:
         TreeError: when the tree cannot be built.
     """
     if context is None:
         if registry is None:
-            from bt_executive.nodes.catalogue import default_registry
-            registry = default_registry()
+            raise TypeError('build() needs a registry or a context')
         context = BuildContext(registry=registry, document=document)
     return Builder(context).build(tree_name)
 
@@ -454,5 +329,6 @@ def apply_blackboard_defaults(document: Document, *, overwrite: bool = True) -> 
             py_trees.blackboard.Blackboard.set('/' + key, value.data)
 
 
-__all__ = ['BuildContext', 'Builder', 'FaultGuard', 'Params', 'SourceLocation', 'SubtreeBehaviour',
-           'apply_blackboard_defaults', 'blackboard_lookup', 'build']
+__all__ = ['BuildContext', 'Builder', 'BuiltTree', 'NodeInfo', 'NodeTable', 'Params',
+           'SourceLocation', 'SubtreeBehaviour', 'apply_blackboard_defaults', 'blackboard_lookup',
+           'build']

@@ -25,6 +25,7 @@ import re
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from bt_executive.core import yaml_source
+from bt_executive.core.document_checks import check_document
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.core.expressions import ExpressionError, parse as parse_expression
 from bt_executive.core.registry import Category, hint, NodeType, Param, ParamType, Registry
@@ -33,8 +34,6 @@ from bt_executive.core.yaml_source import YMap, YNode, YScalar, YSeq
 
 #: Top-level keys the core understands.
 CORE_SECTIONS = ('main', 'include', 'trees', 'blackboard', 'description')
-#: Top-level keys kept for other layers (validated there).
-EXTRA_SECTIONS = ('subscriptions',)
 #: Keys of the explicit node form.
 EXPLICIT_KEYS = ('type', 'name', 'params', 'children', 'child')
 #: Keys of a tree definition with parameters.
@@ -111,7 +110,8 @@ class Loader:
         try:
             read(document)
             if not self.errors:
-                self._check_document(document)
+                check_document(document, self.registry, self._error,
+                               getattr(self, '_main_loc', None))
         except TreeError as error:
             self.errors.extend(error.diagnostics)
         if self.errors:
@@ -136,8 +136,9 @@ class Loader:
         try:
             root = yaml_source.load_file(path)
         except TreeError as error:
-            if include_loc is not None and error.first() is not None \
-                    and error.first().message in ('file not found',):
+            first = error.first()
+            if include_loc is not None and first is not None \
+                    and first.message in ('file not found',):
                 self._error(include_loc, f"included file '{path}' not found")
                 return
             self.errors.extend(error.diagnostics)
@@ -155,7 +156,8 @@ class Loader:
             self._error(root.loc, f"expected a mapping with 'trees' at the top level, "
                         f'got {root.kind}')
             return
-        unknown = self._check_keys(root, CORE_SECTIONS + EXTRA_SECTIONS, 'top-level key')
+        unknown = self._check_keys(root, CORE_SECTIONS + self.registry.sections,
+                                   'top-level key')
         main = root.get('main')
         if main is not None:
             if not isinstance(main, YScalar) or not isinstance(main.value, str):
@@ -186,10 +188,10 @@ class Loader:
         else:
             for key, value in trees.entries:
                 self._load_tree(key, value, document)
-        for section in EXTRA_SECTIONS:
-            value = root.get(section)
-            if value is not None:
-                document.sections.setdefault(section, []).append(value)
+        for section in self.registry.sections:
+            found = root.get(section)
+            if found is not None:
+                document.sections.setdefault(section, []).append(found)
 
     def _check_keys(self, node: YMap, known: Sequence[str], what: str, where: str = '',
                     path: str = '') -> bool:
@@ -323,12 +325,14 @@ class Loader:
                             f"type key, found {len(node)} ({', '.join(keys)}); write "
                             'sibling nodes as list items', parent_path)
             else:
+                assert bad is not None  # the mapping is not empty
                 self._error(bad.loc, f"expected a node type (CamelCase, e.g. 'Sequence'), "
                             f"got '{bad.value}'; for the explicit form add 'type:'",
                             parent_path)
             return None
         key, value = node.entries[0]
         match = _NODE_KEY.match(key.value)
+        assert match is not None  # is_node_key(keys[0]) held
         return self._make_node(match.group('type'), match.group('name'), value, key.loc,
                                node.loc, parent_path, siblings)
 
@@ -337,7 +341,8 @@ class Loader:
         self._check_keys(node, EXPLICIT_KEYS, 'key', ' in explicit node', parent_path)
         type_node = node.get('type')
         if not isinstance(type_node, YScalar) or not isinstance(type_node.value, str):
-            self._error(type_node.loc, "'type' must be a node type name", parent_path)
+            self._error(node.loc if type_node is None else type_node.loc,
+                        "'type' must be a node type name", parent_path)
             return None
         name_node = node.get('name')
         name = None
@@ -559,78 +564,6 @@ class Loader:
         data = convert(node)
         return Value(data, node.loc) if ok else None
 
-    # ---- whole-document checks -------------------------------------------------------------
-
-    def _check_document(self, document: Document) -> None:
-        if not document.trees:
-            self._error(SourceLocation(document.path), 'no trees defined')
-            return
-        if document.main is not None and document.main not in document.trees:
-            self._error(getattr(self, '_main_loc', SourceLocation(document.path)),
-                        f"main tree '{document.main}' is not defined"
-                        f'{hint(document.main, list(document.trees))} '
-                        f"(trees: {', '.join(sorted(document.trees))})")
-        calls: dict[str, list[tuple[str, NodeSpec]]] = {}
-        for tree in document.trees.values():
-            for node in tree.root.walk():
-                if self.registry.get(node.type).category is not Category.SUBTREE:
-                    continue
-                target = node.params.get('tree')
-                if target is None or not target.is_static:
-                    continue
-                called = document.trees.get(target.data)
-                if called is None:
-                    self._error(target.loc, f"unknown tree '{target.data}'"
-                                f'{hint(str(target.data), list(document.trees))} '
-                                f"(trees: {', '.join(sorted(document.trees))})", node.path)
-                    continue
-                calls.setdefault(tree.name, []).append((called.name, node))
-                self._check_arguments(node, called)
-        self._check_recursion(document, calls)
-
-    def _check_arguments(self, node: NodeSpec, called: TreeSpec) -> None:
-        reserved = {p.name for p in self.registry.get(node.type).params}
-        for name, value in node.params.items():
-            if name in reserved:
-                continue
-            if name not in called.params:
-                expected = ', '.join(called.params) or 'none'
-                self._error(value.loc, f"tree '{called.name}' has no parameter '{name}'"
-                            f'{hint(name, list(called.params))} (parameters: {expected})',
-                            node.path)
-        for name, default in called.params.items():
-            if default is None and name not in node.params:
-                self._error(node.loc, f"tree '{called.name}' needs argument '{name}' "
-                            f'(declared at {called.loc})', node.path)
-
-    def _check_recursion(self, document: Document,
-                         calls: dict[str, list[tuple[str, NodeSpec]]]) -> None:
-        """Report every subtree cycle once, at the call that closes it (iterative DFS)."""
-        done: set[str] = set()
-        for start in document.trees:
-            if start in done:
-                continue
-            route = [start]
-            on_route = {start}
-            iterators = [iter(calls.get(start, []))]
-            while iterators:
-                step = next(iterators[-1], None)
-                if step is None:
-                    iterators.pop()
-                    finished = route.pop()
-                    done.add(finished)
-                    on_route.discard(finished)
-                    continue
-                target, node = step
-                if target in on_route:
-                    cycle = route[route.index(target):] + [target]
-                    self._error(node.loc, f"subtree recursion: {' -> '.join(cycle)}",
-                                node.path)
-                elif target not in done:
-                    route.append(target)
-                    on_route.add(target)
-                    iterators.append(iter(calls.get(target, [])))
-
 
 def check_type(param: Param, data: Any) -> Optional[str]:
     """Check a static value against a parameter spec; return a problem or None."""
@@ -698,13 +631,10 @@ def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return result
 
 
-def load(path: str, registry: Optional[Registry] = None) -> Document:
-    """Load and validate a tree file with the default node catalogue.
+def load(path: str, registry: Registry) -> Document:
+    """Load and validate a tree file with the node types of ``registry``.
 
     Raises:
         TreeError: with every problem found in the file and its includes.
     """
-    if registry is None:
-        from bt_executive.nodes.catalogue import default_registry
-        registry = default_registry()
     return Loader(registry).load(path)

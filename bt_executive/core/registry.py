@@ -97,7 +97,7 @@ class Param:
         """Render the type for messages and the catalogue."""
         if self.type is ParamType.ENUM:
             return ' | '.join(self.choices)
-        text = self.type.value
+        text: str = self.type.value
         if self.minimum is not None and self.maximum is not None:
             text += f' in [{self.minimum:g}, {self.maximum:g}]'
         elif self.minimum is not None:
@@ -165,11 +165,19 @@ class NodeType:
 
 
 class Registry:
-    """A closed set of node types, looked up by name or alias."""
+    """A closed set of node types, looked up by name or alias.
 
-    def __init__(self, types: Iterable[NodeType] = ()):
+    Args:
+        types: the node types
+        sections: top-level keys of a tree file that belong to other layers (e.g. the ROS
+            layer's ``subscriptions``): the loader accepts them and keeps their YAML in
+            ``Document.sections`` for that layer to validate
+    """
+
+    def __init__(self, types: Iterable[NodeType] = (), *, sections: Iterable[str] = ()):
         self._types: dict[str, NodeType] = {}
         self._by_name: dict[str, NodeType] = {}
+        self.sections: tuple[str, ...] = tuple(sections)
         for node_type in types:
             self.register(node_type)
 
@@ -189,7 +197,7 @@ class Registry:
 
     def with_factories(self, factories: dict[str, Factory]) -> 'Registry':
         """Return a copy whose named types use the given factories (e.g. real ROS leaves)."""
-        copy = Registry()
+        copy = Registry(sections=self.sections)
         for node_type in self._types.values():
             factory = factories.get(node_type.name, node_type.factory)
             copy.register(dataclasses.replace(node_type, factory=factory))
@@ -198,6 +206,14 @@ class Registry:
     def get(self, name: str) -> Optional[NodeType]:
         """Return the node type for a name or alias, or None."""
         return self._by_name.get(name)
+
+    def require(self, name: str) -> NodeType:
+        """Return the node type for a name or alias of a validated spec.
+
+        Raises:
+            KeyError: if no such type is registered (a spec the loader did not check).
+        """
+        return self._by_name[name]
 
     def __contains__(self, name: str) -> bool:
         return name in self._by_name

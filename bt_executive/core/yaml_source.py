@@ -271,15 +271,18 @@ def decode(data: bytes, file: str) -> str:
 
 def _char_at(text: str, mark: Any) -> str:
     lines = text.split('\n')
-    if 0 <= mark.line < len(lines) and 0 <= mark.column < len(lines[mark.line]):
-        return lines[mark.line][mark.column]
+    line: int = mark.line
+    column: int = mark.column
+    if 0 <= line < len(lines) and 0 <= column < len(lines[line]):
+        return lines[line][column]
     return ''
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
     """Return a composed node's children in the order the expander visits them."""
     if isinstance(node, yaml.SequenceNode):
-        return node.value
+        items: list[yaml.Node] = node.value
+        return items
     if isinstance(node, yaml.MappingNode):
         return [item for pair in node.value for item in pair]
     return []

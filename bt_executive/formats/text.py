@@ -6,6 +6,7 @@ from typing import Any, Iterable, Optional
 
 from bt_executive.core.registry import Registry
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
+from bt_executive.core.table import NodeTable
 import py_trees
 from py_trees.common import Status
 
@@ -96,16 +97,24 @@ def render_document(document: Document, registry: Registry, *,
                        for name in names)
 
 
-def render_status(root: py_trees.behaviour.Behaviour, *, ascii_only: bool = False,
-                  stubs: Iterable[str] = ()) -> str:
-    """Render a built tree with each node's status mark and feedback."""
+def render_status(root: py_trees.behaviour.Behaviour, *, table: Optional[NodeTable] = None,
+                  ascii_only: bool = False, stubs: Iterable[str] = ()) -> str:
+    """Render a built tree with each node's status mark and feedback.
+
+    Args:
+        root: the root behaviour
+        table: the builder's node table (node types as written); else class names
+        ascii_only: no box-drawing characters or symbols
+        stubs: node types shown as offline stubs
+    """
+    nodes = table if table is not None else NodeTable()
     tee, last, pipe, blank = _branches(ascii_only)
     marks = ASCII_STATUS_MARK if ascii_only else STATUS_MARK
     stub_types = set(stubs)
     lines: list[str] = []
 
     def label(node: py_trees.behaviour.Behaviour) -> str:
-        node_type = getattr(node, 'bt_type', type(node).__name__)
+        node_type = nodes.type_name(node)
         text = node_type if node.name == node_type else f'{node_type} "{node.name}"'
         text = f'{marks[node.status]} {text}'
         if node_type in stub_types:

@@ -35,11 +35,13 @@ import operator
 import os
 import struct
 import threading
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 import uuid
 from xml.etree import ElementTree
 
 from bt_executive.core.builder import SubtreeBehaviour
+from bt_executive.core.table import BuiltTree
+from bt_executive.observe.record import TickRecord, Transition
 from bt_executive.observe.snapshot import plain_json
 import msgpack
 import py_trees
@@ -159,10 +161,6 @@ def status_order(root: py_trees.behaviour.Behaviour) -> list[py_trees.behaviour.
     return [node for members in groups for node in members]
 
 
-def _ident(node: py_trees.behaviour.Behaviour) -> str:
-    return getattr(node, 'bt_path', node.name)
-
-
 class StatusEncoder:
     """Build BehaviorTree.CPP status buffers from a py_trees tree (one thread only).
 
@@ -171,25 +169,27 @@ class StatusEncoder:
     are compared between calls of :meth:`update`, i.e. after each tick.
 
     Args:
-        root: the tree
-        uids: node id (``bt_path``, else name) -> BehaviorTree.CPP uid
+        tree: the built tree
+        uids: node path -> BehaviorTree.CPP uid
 
     Raises:
         Groot2Error: a behaviour has no uid, or a uid does not fit 16 bits.
     """
 
-    def __init__(self, root: py_trees.behaviour.Behaviour, uids: Mapping[str, int]):
-        self.nodes = status_order(root)
+    def __init__(self, tree: BuiltTree, uids: Mapping[str, int]):
+        self.nodes = status_order(tree.root)
         if len(self.nodes) > MAX_NODES:
             raise Groot2Error(f'the tree has {len(self.nodes)} nodes; Groot2 can show at '
                               f'most {MAX_NODES}')
         buffer = bytearray()
         for node in self.nodes:
-            uid = uids.get(_ident(node))
+            path = tree.nodes.path(node)
+            uid = uids.get(path)
             if uid is None or not 0 <= uid <= MAX_NODES:
-                raise Groot2Error(f'node {_ident(node)!r} has no Groot2 uid (got {uid!r})')
+                raise Groot2Error(f'node {path!r} has no Groot2 uid (got {uid!r})')
             buffer += struct.pack('<HB', uid, IDLE)
         self._buffer = buffer
+        self._index = {node: index for index, node in enumerate(self.nodes)}
         self._last = [Status.INVALID] * len(self.nodes)
         self._bytes = bytes(buffer)
         self.update()
@@ -198,6 +198,26 @@ class StatusEncoder:
     def buffer(self) -> bytes:
         """Return the latest status buffer: bytes, never changed afterwards."""
         return self._bytes
+
+    def apply(self, changes: Iterable[Transition]) -> bool:
+        """Take the status changes of a tick record; return True if the buffer changed."""
+        buffer = self._buffer
+        last = self._last
+        moved = False
+        for change in changes:
+            index = self._index.get(change.behaviour)
+            if index is None or change.new is last[index]:
+                continue
+            if change.new is Status.INVALID:
+                code = IDLE_AFTER + STATUS_CODES[last[index]]
+            else:
+                code = STATUS_CODES[change.new]
+            buffer[3 * index + 2] = code
+            last[index] = change.new
+            moved = True
+        if moved:
+            self._bytes = bytes(buffer)
+        return moved
 
     def update(self) -> bool:
         """Read every node's status; return True if the buffer changed."""
@@ -244,34 +264,49 @@ def new_tree_uuid() -> bytes:
     return uuid.uuid4().bytes
 
 
-def blackboard_names(xml: str, tree_name: str) -> frozenset[str]:
+def blackboard_names(xml: Union[str, ElementTree.Element], tree_name: str) -> frozenset[str]:
     """Return the blackboard names of a served tree: the main tree and its subtree calls.
 
     As in BehaviorTree.CPP, the main tree's blackboard is named after the tree and each
-    subtree instance's after its ``_fullpath``.
+    subtree instance's after its ``_fullpath``. ``xml`` is the tree's XML text or its
+    ``<root>`` element (:func:`tree_element`).
     """
+    root = ElementTree.fromstring(xml) if isinstance(xml, str) else xml
     names = {tree_name}
-    for element in ElementTree.fromstring(xml).iter('BehaviorTree'):
+    for element in root.iter('BehaviorTree'):
         path = element.get('_fullpath')
         if path:
             names.add(path)
     return frozenset(names)
 
 
+def tree_element(uids: Mapping[str, int], *, document: Any, tree_name: str,
+                 registry: Any = None) -> ElementTree.Element:
+    """Return the ``<root>`` element of a tree's export with our uids (not yet rewritten).
+
+    It is ``bt_executive.formats.btcpp``'s export with the uids: one ``<BehaviorTree>`` per
+    subtree instance, ``_uid`` on every node; :func:`publisher_xml` writes it.
+    """
+    from bt_executive.formats.btcpp import export_element
+    return export_element(document, tree_name=tree_name, uids=dict(uids), registry=registry)
+
+
 def tree_xml(uids: Mapping[str, int], *, document: Any, tree_name: str,
              registry: Any = None) -> str:
     """Return the FULLTREE XML of a tree.
 
-    It is ``bt_executive.formats.btcpp``'s export with our uids, written the way
-    BehaviorTree.CPP's publisher writes it (:func:`publisher_xml`).
+    It is ``bt_executive.formats.btcpp``'s export with our uids (:func:`tree_element`),
+    written the way BehaviorTree.CPP's publisher writes it (:func:`publisher_xml`).
     """
-    from bt_executive.formats.btcpp import export_xml
-    xml = export_xml(document, tree_name=tree_name, uids=dict(uids), registry=registry)
-    return publisher_xml(xml)
+    return publisher_xml(tree_element(uids, document=document, tree_name=tree_name,
+                                      registry=registry))
 
 
-def publisher_xml(xml: str) -> str:
+def publisher_xml(xml: Union[str, ElementTree.Element]) -> str:
     """Rewrite exported XML the way BehaviorTree.CPP's Groot2 publisher writes a tree.
+
+    ``xml`` is the exported text or its ``<root>`` element (:func:`tree_element`), which
+    is rewritten in place.
 
     * Every node is written as ``<NodeID .../>``: the explicit form ``<Action ID="X"/>``
       (and Condition/Control/Decorator) is compacted, except where the ID is itself one
@@ -281,7 +316,7 @@ def publisher_xml(xml: str) -> str:
       (their publisher declares all of its built-ins; viewers learn from the models
       which nodes are actions, conditions, controls or decorators), sorted by ID.
     """
-    root = ElementTree.fromstring(xml)
+    root = ElementTree.fromstring(xml) if isinstance(xml, str) else xml
     used = set()
     for tree in root.iter('BehaviorTree'):
         for element in tree.iter():
@@ -303,10 +338,10 @@ def publisher_xml(xml: str) -> str:
     return ElementTree.tostring(root, encoding='unicode') + '\n'
 
 
-def tree_uids(root: py_trees.behaviour.Behaviour) -> dict[str, int]:
+def tree_uids(tree: BuiltTree) -> dict[str, int]:
     """Return the BehaviorTree.CPP uid of every behaviour (the BT.CPP export's map)."""
     from bt_executive.formats.btcpp import uid_map
-    return uid_map(root)
+    return uid_map(tree)
 
 
 def _storage() -> dict[str, Any]:
@@ -361,7 +396,7 @@ class Groot2Server:
             self._socket.close(linger=0)
             self._context.term()
             raise Groot2Error(f'cannot serve Groot2 on {address or "*"}:{port}: '
-                              f'{os.strerror(error.errno)}') from error
+                              f'{os.strerror(error.errno or 0)}') from error
         self.endpoint = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
         self.port = int(self.endpoint.rsplit(':', 1)[1])
         self.address = address
@@ -378,25 +413,27 @@ class Groot2Server:
 
     # ---- the ticking thread's side ---------------------------------------------------
 
-    def on_install(self, root: Optional[py_trees.behaviour.Behaviour], *, tree_name: str = '',
+    def on_install(self, tree: Optional[BuiltTree], *, tree_name: str = '',
                    document: Any = None, registry: Any = None) -> None:
         """Serve a new tree (None: no tree) under a new tree UUID; never raises.
 
         Args:
-            root: the new tree's root behaviour, built by :mod:`bt_executive.core.builder`
+            tree: the new tree, built by :mod:`bt_executive.core.builder`
             tree_name: the tree's name (also the name of its blackboard)
             document: the loaded document the tree was built from (for the XML)
             registry: the node catalogue (for the XML's node models)
         """
         self._encoder = None
         self._view = None
-        if root is None:
+        if tree is None:
             return
         try:
-            uids = tree_uids(root)
-            encoder = StatusEncoder(root, uids)
-            xml = tree_xml(uids, document=document, tree_name=tree_name, registry=registry)
-            names = blackboard_names(xml, tree_name)
+            uids = tree_uids(tree)
+            encoder = StatusEncoder(tree, uids)
+            element = tree_element(uids, document=document, tree_name=tree_name,
+                                   registry=registry)
+            names = blackboard_names(element, tree_name)
+            xml = publisher_xml(element)
         except Exception as error:  # noqa: B902 - serving must never break the executive
             self.logger.error(f'Groot2: cannot serve tree {tree_name!r}: {error}')
             return
@@ -405,8 +442,22 @@ class Groot2Server:
                               status=encoder.buffer, blackboards=names,
                               blackboard=dict(self._storage()))
 
+    def on_tick(self, record: TickRecord) -> None:
+        """Serve the statuses a tick record changed and the blackboard as it is now."""
+        encoder = self._encoder
+        view = self._view
+        if encoder is None or view is None:
+            return
+        encoder.apply(record.changes)
+        self._view = dataclasses.replace(view, status=encoder.buffer,
+                                         blackboard=dict(self._storage()))
+
     def after_tick(self) -> None:
-        """Publish the tree's statuses and blackboard as they are now (after a tick)."""
+        """Serve the tree's statuses (read from every node) and blackboard as they are now.
+
+        For a tree ticked without a :class:`~bt_executive.observe.runner.TreeRunner`;
+        the tree host uses :meth:`on_tick`.
+        """
         encoder = self._encoder
         view = self._view
         if encoder is None or view is None:
@@ -451,7 +502,8 @@ class Groot2Server:
             self._socket.close(linger=0)
             self._wake_rx.close(linger=0)
 
-    def _replace_socket(self, poller: zmq.Poller, socket: zmq.Socket) -> zmq.Socket:
+    def _replace_socket(self, poller: zmq.Poller, socket: zmq.Socket[bytes]
+                        ) -> zmq.Socket[bytes]:
         """Rebind a fresh socket after a failed send (a REP socket is then stuck)."""
         poller.unregister(socket)
         socket.close(linger=0)
@@ -516,11 +568,11 @@ class Groot2Server:
         wanted = [name for name in names.decode('utf-8', 'replace').split(';')
                   if name in view.blackboards]
         if not wanted:
-            return msgpack.packb(None)
+            return bytes(msgpack.packb(None))
         contents = {key[1:] if key.startswith('/') else key: self.render_value(value)
                     for key, value in view.blackboard.items()}
-        return msgpack.packb({name: contents for name in dict.fromkeys(wanted)},
-                             default=repr)
+        return bytes(msgpack.packb({name: contents for name in dict.fromkeys(wanted)},
+                                   default=repr))
 
     # ---- stopping -----------------------------------------------------------------------
 
@@ -554,4 +606,5 @@ class Groot2Server:
 __all__ = ['BLACKBOARD', 'DEFAULT_ADDRESS', 'DEFAULT_PORT', 'ERROR', 'FULLTREE',
            'Groot2Error', 'Groot2Server', 'IDLE_AFTER', 'PROTOCOL', 'REQUEST_HEADER', 'STATUS',
            'StatusEncoder', 'TreeView', 'blackboard_names', 'publisher_xml', 'new_tree_uuid',
-           'parse_status', 'request_header', 'status_order', 'tree_uids', 'tree_xml']
+           'parse_status', 'request_header', 'status_order', 'tree_element', 'tree_uids',
+           'tree_xml']

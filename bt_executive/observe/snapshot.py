@@ -1,38 +1,30 @@
 """Snapshots of a running tree: one JSON-safe model for every viewer (no ROS in here).
 
-A :class:`SnapshotBuilder` watches one built tree. Tick the tree through
-:meth:`SnapshotBuilder.tick` (a drop-in for ``root.tick_once()`` that also notes which
-behaviours ran), then call :meth:`SnapshotBuilder.update`: it returns a full snapshot
-only when something a viewer shows changed (a status, a feedback message, a selected
-blackboard value, the caller's ``executive`` info), else None, without serialising
-anything. :meth:`SnapshotBuilder.events` returns the status transitions seen since its
-last call; :meth:`SnapshotBuilder.full` always returns the current snapshot (heartbeats).
+:class:`SnapshotBuilder` is an observer of the tree host's tick records
+(:mod:`bt_executive.observe.record`): it never ticks the tree and never walks it; it
+applies the changes each record lists. :meth:`SnapshotBuilder.update` returns a full
+snapshot only when something a viewer shows changed (a status, a feedback message, a
+selected blackboard value, the caller's ``executive`` info), else None, without
+serialising anything. :meth:`SnapshotBuilder.events` returns the status transitions seen
+since its last call; :meth:`SnapshotBuilder.full` always returns the current snapshot
+(heartbeats).
 
 The format (``"schema": "bt_executive/snapshot/1"``) is described in docs/snapshots.md
 and by ``bt_executive/schema/snapshot.schema.json``.
-
-How changes are found without walking the tree every tick: a behaviour's status only
-changes when it is ticked, or when it is stopped by its parent (always to INVALID). The
-tick generator yields every behaviour it ticks, so :meth:`SnapshotBuilder.tick` collects
-them; :meth:`SnapshotBuilder.update` compares those, plus their children that are not
-INVALID and were not ticked (a parent may stop those), descending further only below
-children that changed.
-The cost per tick is proportional to the behaviours ticked, not to the tree's size.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 from json.encoder import encode_basestring_ascii
 import math
-import operator
 import pathlib
 import time
 from typing import Any, Callable, Iterable, Optional
 import uuid
 
 from bt_executive.core.builder import blackboard_lookup
+from bt_executive.observe.record import StatusTracker, TickRecord
 import py_trees
 from py_trees.common import Status
 
@@ -45,8 +37,6 @@ SCHEMA_FILE = pathlib.Path(__file__).resolve().parent.parent / 'schema' / 'snaps
 #: ``blackboard_keys`` entry that selects every key on the blackboard.
 ALL_KEYS = '*'
 
-_STATE = operator.attrgetter('status', 'feedback_message')
-_INVALID = Status.INVALID
 _IMMUTABLE = (type(None), bool, int, float, str, bytes)
 
 
@@ -55,16 +45,16 @@ def new_session() -> str:
     return uuid.uuid4().hex[:12]
 
 
-def node_id(behaviour: py_trees.behaviour.Behaviour) -> str:
-    """Return the stable id of a behaviour: its ``bt_path``, else its name."""
-    return getattr(behaviour, 'bt_path', behaviour.name)
+def node_name(behaviour: py_trees.behaviour.Behaviour) -> str:
+    """Return a behaviour's name (the id of a node the node table does not know)."""
+    return behaviour.name
 
 
 def active_path(root: py_trees.behaviour.Behaviour, *,
-                ident: Callable[[Any], str] = node_id) -> list[str]:
+                ident: Callable[[Any], str] = node_name) -> list[str]:
     """Return the ids of the RUNNING branch, root first (the first RUNNING child each level)."""
     path = []
-    node = root
+    node: Optional[py_trees.behaviour.Behaviour] = root
     while node is not None and node.status is Status.RUNNING:
         path.append(ident(node))
         node = next((c for c in node.children if c.status is Status.RUNNING), None)
@@ -72,13 +62,13 @@ def active_path(root: py_trees.behaviour.Behaviour, *,
 
 
 def failure_chain(root: py_trees.behaviour.Behaviour, *,
-                  ident: Callable[[Any], str] = node_id) -> list[tuple[str, str]]:
+                  ident: Callable[[Any], str] = node_name) -> list[tuple[str, str]]:
     """Return the (node id, reason) chain that led to a FAILURE, root first.
 
     Each step follows the last child that failed; the reason is the node's feedback message.
     """
     chain = []
-    node = root
+    node: Optional[py_trees.behaviour.Behaviour] = root
     while node is not None and node.status is Status.FAILURE:
         chain.append((ident(node), node.feedback_message))
         failed = [child for child in node.children if child.status is Status.FAILURE]
@@ -95,32 +85,32 @@ def reason_of(chain: Iterable[tuple[str, str]]) -> str:
     return chain[-1][0] if chain else ''
 
 
-def failure_reason(root: py_trees.behaviour.Behaviour) -> str:
+def failure_reason(root: py_trees.behaviour.Behaviour, *,
+                   ident: Callable[[Any], str] = node_name) -> str:
     """Summarise why the tree failed: the deepest failing node and its reason."""
-    return reason_of(failure_chain(root))
+    return reason_of(failure_chain(root, ident=ident))
 
 
-def json_finite(value: Any) -> Any:
-    """Return ``value`` with non-finite floats replaced by strings (JSON has no NaN)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
-    if isinstance(value, dict):
-        return {key: json_finite(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [json_finite(item) for item in value]
-    return value
+def plain_json(value: Any, *, convert: Optional[Callable[[Any], Any]] = None) -> Any:
+    """Render a value as JSON data (the one converter every observer uses).
 
-
-def plain_json(value: Any) -> Any:
-    """Render a value as JSON data: plain JSON types as they are, anything else as repr."""
+    Plain JSON types stay as they are, non-finite floats become their repr (JSON has no
+    NaN), mappings get string keys, tuples become lists; anything else is passed to
+    ``convert`` (which returns data, rendered again, or None to decline) and otherwise
+    rendered as its repr.
+    """
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
     if isinstance(value, dict):
-        return {str(key): plain_json(item) for key, item in value.items()}
+        return {str(key): plain_json(item, convert=convert) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [plain_json(item) for item in value]
+        return [plain_json(item, convert=convert) for item in value]
+    if convert is not None:
+        converted = convert(value)
+        if converted is not None:
+            return plain_json(converted)
     return repr(value)
 
 
@@ -133,7 +123,7 @@ def spec_params(document: Any, *, limit: int = 40) -> dict[str, dict[str, str]]:
 
     Returns:
         ``str(node.loc) -> {parameter: rendered value}``; behaviours carry the same
-        location as ``bt_loc``.
+        location in the node table.
     """
     from bt_executive.formats.text import format_data
     params: dict[str, dict[str, str]] = {}
@@ -153,14 +143,17 @@ def _kind(behaviour: py_trees.behaviour.Behaviour) -> str:
 
 
 class SnapshotBuilder:
-    """Observe the ticks of one tree and build snapshots and transition events.
+    """The snapshot model: an observer of one tree's tick records (it never ticks).
 
-    Snapshots returned share their ``nodes`` list (and the per-node dicts) with later
-    snapshots of the same revision: treat them as read-only.
+    Register it with the tree's :class:`~bt_executive.observe.runner.TreeRunner`
+    (``runner.add_observer(builder)``); after each tick :meth:`update` returns a full
+    snapshot when something shown changed, :meth:`events` the transitions since the last
+    call, :meth:`full` the current snapshot (heartbeats). Snapshots returned share their
+    ``nodes`` list (and the per-node dicts) with later snapshots of the same revision:
+    treat them as read-only.
 
     Args:
-        root: the tree's root behaviour (built by :mod:`bt_executive.core.builder`, or any
-            py_trees tree: behaviours without ``bt_path`` get ids from their names)
+        tracker: the tree's status tracker (``runner.tracker``): ids and structure
         tree_name: the tree's name
         source_file: the file the tree was loaded from
         revision: the tree revision (the executive increments it on every tree swap)
@@ -170,17 +163,18 @@ class SnapshotBuilder:
         render_value: turns a blackboard value into JSON data (ROS messages into dicts)
         document: the loaded document, for the nodes' key parameters (optional)
         session: identifies the process publishing (default: a fresh random id)
-        clock: seconds for stamps and event times (the executive passes the ROS clock)
+        clock: seconds for stamps (the executive passes the ROS clock)
         max_events: transitions kept until :meth:`events` is called (oldest dropped)
     """
 
-    def __init__(self, root: py_trees.behaviour.Behaviour, *, tree_name: str,
+    def __init__(self, tracker: StatusTracker, *, tree_name: str,
                  source_file: str, revision: int, blackboard_keys: Iterable[str] = (),
                  lookup: Callable[[str], Any] = blackboard_lookup,
                  render_value: Callable[[Any], Any] = plain_json, document: Any = None,
                  session: Optional[str] = None, clock: Callable[[], float] = time.time,
                  max_events: int = 1000):
-        self.root = root
+        self.tracker = tracker
+        self.root = tracker.root
         self.tree_name = tree_name
         self.source_file = source_file
         self.revision = int(revision)
@@ -199,77 +193,48 @@ class SnapshotBuilder:
         self._params = spec_params(document) if document is not None else {}
         self.max_events = max_events
         self._events: list[dict[str, Any]] = []
-        self._visited: list[py_trees.behaviour.Behaviour] = []
-        self._last_visited: list[py_trees.behaviour.Behaviour] = []
-        self._last_current: list[tuple[Status, Any]] = []
-        self._last_pending: list[py_trees.behaviour.Behaviour] = []
-        #: the records of the behaviours in _last_visited equal _last_current
-        self._in_sync = False
-        self._ticked = False
-        self._scan_all = False
-        self._now: Optional[float] = None
-        self._last_tick_start: Optional[float] = None
         self._blackboard: dict[str, Any] = {}
         self._raw: dict[str, Any] = {}
         self._unset: dict[str, str] = {}
         self._executive: dict[str, Any] = {}
         self._last_failure: Optional[dict[str, Any]] = None
         self._last: Optional[dict[str, Any]] = None
-        self._index_structure()
+        self._describe()
         self._scan_blackboard()
 
     # ---- structure -----------------------------------------------------------------
 
-    def _index_structure(self) -> None:
-        """Give every behaviour an id and describe the tree once (per revision)."""
-        self._ids: dict[py_trees.behaviour.Behaviour, str] = {}
-        self._parent: dict[py_trees.behaviour.Behaviour, Any] = {}
-        #: behaviour -> its children whose recorded status is not INVALID
-        self._live: dict[py_trees.behaviour.Behaviour, set] = {}
-        self._record: dict[py_trees.behaviour.Behaviour, tuple[Status, str]] = {}
+    def _describe(self) -> None:
+        """Describe the tree once (per structure version of the tracker)."""
+        tracker = self.tracker
+        self._version = tracker.structure_version
+        self._ids = tracker.ids
         self._state: dict[str, dict[str, str]] = {}
         self._key_json: dict[str, str] = {}
         self._fragments: dict[str, str] = {}
         nodes: list[dict[str, Any]] = []
-
-        def visit(node: py_trees.behaviour.Behaviour, parent: Optional[str], depth: int,
-                  parent_node: Any) -> str:
-            ident = getattr(node, 'bt_path', None)
-            if ident is None:
-                ident = f'{parent}/{node.name}' if parent else node.name
-            base, count = ident, 1
-            while ident in self._state:
-                count += 1
-                ident = f'{base}#{count}'
-            self._ids[node] = ident
-            self._parent[node] = parent_node
-            self._live[node] = {child for child in node.children
-                                if child.status is not Status.INVALID}
-            feedback = _text(node.feedback_message)
-            self._record[node] = (node.status, feedback)
-            self._state[ident] = {'status': node.status.name, 'feedback': feedback}
+        entries: dict[str, dict[str, Any]] = {}
+        table = tracker.nodes
+        for node, ident, parent, depth in tracker.order:
+            status, feedback = tracker.state[node]
+            self._state[ident] = {'status': status.name, 'feedback': feedback}
             self._key_json[ident] = encode_basestring_ascii(ident)
             self._fragments[ident] = ''
-            loc = getattr(node, 'bt_loc', None)
+            loc = table.loc(node)
             entry: dict[str, Any] = {
                 'id': ident, 'parent': parent, 'name': node.name,
-                'type': getattr(node, 'bt_type', type(node).__name__),
-                'kind': _kind(node), 'depth': depth,
+                'type': table.type_name(node), 'kind': _kind(node), 'depth': depth,
                 'loc': None if loc is None else str(loc),
                 'params': {} if loc is None else dict(self._params.get(str(loc), {})),
                 'children': [],
             }
+            entries[ident] = entry
+            if parent is not None:
+                entries[parent]['children'].append(ident)
             nodes.append(entry)
-            entry['children'] = [visit(child, ident, depth + 1, node)
-                                 for child in node.children]
-            return ident
-
-        visit(self.root, None, 0, None)
         self._nodes = nodes
         self._nodes_json: Optional[str] = None
         self._stale_fragments = set(self._state)
-        self._last_visited = []
-        self._in_sync = False
         self._state_version = 0
         self._built_version = -1
         self._built_state: Optional[dict[str, Any]] = None
@@ -277,20 +242,17 @@ class SnapshotBuilder:
 
     # ---- observing -----------------------------------------------------------------
 
-    def tick(self) -> None:
-        """Tick the tree once, like ``root.tick_once()``, noting the behaviours it ticks."""
-        start = time.perf_counter()
-        if self._last_tick_start is not None:
-            self.tick_interval = start - self._last_tick_start
-        self._last_tick_start = start
-        visited = self._visited
-        if len(visited) > 4 * len(self._record):
-            visited.clear()  # nobody calls update(): stay bounded, compare everything later
-            self._scan_all = True
-        visited.extend(self.root.tick())  # consumed in C: cheaper than tick_once's loop
-        self.tick_duration = time.perf_counter() - start
-        self.tick_count += 1
-        self._ticked = True
+    def on_tick(self, record: TickRecord) -> None:
+        """Take the record of a tick or a stop: statuses, events, tick statistics."""
+        if self._version != self.tracker.structure_version:
+            self._describe()
+        if not record.stopped:
+            self.tick_count = record.tick
+            self.tick_duration = record.duration
+            self.tick_interval = record.interval
+        if record.changes:
+            self._apply(record)
+        self._scan_blackboard()
 
     def set_executive(self, info: dict[str, Any]) -> None:
         """Set the caller's ``executive`` section (JSON data); a change is a change."""
@@ -298,132 +260,35 @@ class SnapshotBuilder:
             self._executive = dict(info)
             self._dirty = True
 
-    def mark_all(self) -> None:
-        """Compare every behaviour on the next scan (after ticking the tree yourself)."""
-        self._scan_all = True
-
-    def _change(self, node: py_trees.behaviour.Behaviour, old: Status, status: Status,
-                feedback: Any) -> None:
-        """Record a new status/feedback of ``node`` (and a transition if the status moved)."""
-        if feedback.__class__ is not str:
-            feedback = str(feedback)
-        ident = self._ids[node]
-        self._record[node] = (status, feedback)
-        name = status._name_  # Enum.name is a slow property
-        self._state[ident] = {'status': name, 'feedback': feedback}
-        self._stale_fragments.add(ident)
+    def _apply(self, record: TickRecord) -> None:
+        """Record the changes of a tick (and an event for each status that moved)."""
+        state = self._state
+        stale = self._stale_fragments
+        events = self._events
+        root_moved = False
+        now = record.time
+        for change in record.changes:
+            ident = change.id
+            name = change.new._name_  # Enum.name is a slow property
+            state[ident] = {'status': name, 'feedback': change.reason}
+            stale.add(ident)
+            if change.old is not change.new:
+                if change.behaviour is self.root:
+                    root_moved = True
+                events.append({'id': ident, 'from': change.old._name_, 'to': name,
+                               'time': now, 'tick': record.tick, 'reason': change.reason})
+        if len(events) > 2 * self.max_events:  # nobody collects them: keep the newest
+            self.events_dropped += len(events) - self.max_events
+            del events[:-self.max_events]
         self._state_version += 1
-        self._dirty = self._moved = True
-        if status is not old:
-            parent = self._parent[node]
-            if parent is not None:
-                if status is _INVALID:
-                    self._live[parent].discard(node)
-                else:
-                    self._live[parent].add(node)
-            if node is self.root:
-                self._root_moved = True
-            if self._now is None:
-                self._now = self.clock()
-            events = self._events
-            events.append({'id': ident, 'from': old._name_, 'to': name, 'time': self._now,
-                           'tick': self.tick_count, 'reason': feedback})
-            if len(events) > 2 * self.max_events:  # nobody collects them: keep the newest
-                self.events_dropped += len(events) - self.max_events
-                del events[:-self.max_events]
-
-    def _scan(self) -> None:
-        """Find what changed since the last scan (see the module docstring)."""
-        self._now = None
-        self._moved = self._root_moved = False
-        version = self._state_version
-        if self._scan_all:
-            self._compare(list(self._record))
-            self._in_sync = False
-        elif self._ticked:
-            if not self._scan_ticked():
-                return
-            self._visited, self._last_visited = self._last_visited, self._visited
-        else:
-            self._compare([self.root])
-            if self._state_version != version:
-                self._in_sync = False  # e.g. a stop: records moved away from _last_current
-        self._visited.clear()
-        self._ticked = self._scan_all = False
-        if self._moved and self.root.status is Status.FAILURE:
+        self._dirty = True
+        if self.root.status is Status.FAILURE:
             why = self.why()
             last = self._last_failure
-            if last is None or last['why'] != why or self._root_moved:
+            if last is None or last['why'] != why or root_moved:
                 self._last_failure = {
-                    'tick': self.tick_count, 'time': self._now or self.clock(), 'why': why,
+                    'tick': record.tick, 'time': now, 'why': why,
                     'reason': reason_of((step['id'], step['reason']) for step in why)}
-        self._scan_blackboard()
-
-    def _scan_ticked(self) -> bool:
-        """Compare the behaviours ticked, then the children their parents may have stopped.
-
-        Only children that are not INVALID can change without being ticked (a stop turns
-        them INVALID), so only those are compared, and below them only where one changed.
-        When the same behaviours were ticked as last time (the usual case), the ticked
-        ones are compared with what they read last time by C loops over the whole list,
-        and only those that differ are looked at one by one.
-
-        Returns:
-            False if the tree's structure changed (it has been described again).
-        """
-        visited = self._visited
-        current = list(map(_STATE, visited))
-        record = self._record
-        change = self._change
-        if self._in_sync and visited == self._last_visited:
-            # records of the ticked behaviours equal _last_current (see _in_sync)
-            if current != self._last_current:
-                for index in itertools.compress(itertools.count(),
-                                                map(operator.ne, current, self._last_current)):
-                    node = visited[index]
-                    status, feedback = current[index]
-                    old, old_feedback = record[node]
-                    if status is not old or feedback != old_feedback:
-                        change(node, old, status, feedback)
-            # a superset of the children to check: with the same behaviours ticked, the
-            # live children of ticked parents only lose members that were not ticked
-            pending = list(self._last_pending)
-        else:
-            try:
-                recorded = list(map(record.__getitem__, visited))
-            except KeyError:  # the tree was changed under us: describe it again
-                self._index_structure()
-                self._visited.clear()
-                self._ticked = False
-                return False
-            if current != recorded:
-                for index in itertools.compress(itertools.count(),
-                                                map(operator.ne, current, recorded)):
-                    node = visited[index]
-                    status, feedback = current[index]
-                    old, old_feedback = record[node]  # again: it may be listed twice
-                    if status is not old or feedback != old_feedback:
-                        change(node, old, status, feedback)
-            seen = set(visited)
-            pending = list(set().union(*filter(None, map(self._live.__getitem__, seen))) - seen)
-            self._last_pending = list(pending)
-        self._last_current = current
-        self._in_sync = True
-        self._compare(pending)
-        return True
-
-    def _compare(self, pending: list[Any]) -> None:
-        """Compare ``pending`` behaviours; below each that changed, its live children."""
-        record = self._record
-        live = self._live
-        change = self._change
-        while pending:
-            node = pending.pop()
-            old, feedback = record[node]
-            status = node.status
-            if status is not old or node.feedback_message != feedback:
-                pending.extend(live[node])
-                change(node, old, status, node.feedback_message)
 
     def _scan_blackboard(self) -> None:
         keys = self.keys
@@ -449,7 +314,7 @@ class SnapshotBuilder:
                 continue
             if value is raw.get(key, raw) and type(value) in _IMMUTABLE:
                 continue
-            rendered = json_finite(self.render_value(value))
+            rendered = plain_json(self.render_value(value))
             raw[key] = value
             if key not in self._blackboard or rendered != self._blackboard[key]:
                 self._blackboard[key] = rendered
@@ -464,14 +329,12 @@ class SnapshotBuilder:
         What counts: a status or feedback message, a selected blackboard value, the
         ``executive`` section, the structure. Tick statistics and stamps do not.
         """
-        self._scan()
         if not self._dirty:
             return None
         return self._build()
 
     def full(self) -> dict[str, Any]:
         """Return the current full snapshot (for heartbeats and late joiners)."""
-        self._scan()
         if self._dirty or self._last is None:
             return self._build()
         snapshot = dict(self._last)
@@ -479,17 +342,13 @@ class SnapshotBuilder:
         snapshot['tick'] = self._tick_stats()
         return snapshot
 
-    def events(self, *, scan: bool = True) -> list[dict[str, Any]]:
+    def events(self) -> list[dict[str, Any]]:
         """Return the status transitions since the last call, oldest first.
 
         Each is ``{"id", "from", "to", "time", "tick", "reason"}``: the node, its statuses
-        at the previous and at this scan (scans follow ticks), the clock time and tick count
-        of the scan that saw it, and the node's feedback message (for FAILURE: why).
-        ``scan=False`` skips looking for changes: for a caller that just called
-        :meth:`update` and changed nothing since.
+        before and after the tick (or stop) that moved it, that tick's clock time and
+        count, and the node's feedback message (for FAILURE: why).
         """
-        if scan:
-            self._scan()
         events = self._events[-self.max_events:]
         self.events_dropped += len(self._events) - len(events)
         self._events = []
@@ -578,9 +437,10 @@ def to_json(data: Any) -> str:
 
 def load_schema() -> dict[str, Any]:
     """Return the snapshot JSON schema (draft 2020-12)."""
-    return json.loads(SCHEMA_FILE.read_text(encoding='utf-8'))
+    schema: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding='utf-8'))
+    return schema
 
 
 __all__ = ['ALL_KEYS', 'EVENTS_SCHEMA', 'SCHEMA', 'SCHEMA_FILE', 'SnapshotBuilder',
-           'active_path', 'failure_chain', 'failure_reason', 'json_finite', 'load_schema',
-           'new_session', 'node_id', 'plain_json', 'reason_of', 'spec_params', 'to_json']
+           'active_path', 'failure_chain', 'failure_reason', 'load_schema',
+           'new_session', 'node_name', 'plain_json', 'reason_of', 'spec_params', 'to_json']

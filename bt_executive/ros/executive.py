@@ -5,30 +5,21 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
-import os
 import signal
 import sys
-import threading
 import time
-import traceback
 from typing import Any, Callable, Optional
 
-from bt_executive.core.builder import (apply_blackboard_defaults, BuildContext, Builder,
-                                       contain_fault)
-from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
-from bt_executive.core.loader import Loader
+from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
-from bt_executive.core.spec import Document
-from bt_executive.nodes.behaviours import clear_termination, reset_limits, termination_requested
 from bt_executive.nodes.catalogue import default_registry
-from bt_executive.observe.snapshot import (  # noqa: F401
-    active_path, failure_chain, failure_reason, new_session, SnapshotBuilder, to_json)
+from bt_executive.observe.record import TickRecord
+from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder, to_json
 from bt_executive.ros import interfaces, leaves
-from bt_executive.ros.subscriptions import (BlackboardFeed, check_fields, parse_subscriptions,
-                                            qos_profile)
+from bt_executive.ros.host import LoadedTree, TreeHost
+from bt_executive.ros.spin import CallbackFaults, make_executor, SignalWaker, StartInterrupted
+from bt_executive.ros.subscriptions import qos_profile
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
 import py_trees
@@ -36,7 +27,7 @@ from py_trees.common import Status
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
 import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -51,9 +42,6 @@ except ImportError:
 
 #: Parameters that select the tree; setting either swaps the running tree.
 TREE_PARAMETERS = ('tree_file', 'tree_name')
-
-#: Nodes that may raise for the first time in one tick before the tick is abandoned.
-MAX_CONTAINED_PER_TICK = 16
 
 #: Parameters that change when the tree is ticked.
 TICK_PARAMETERS = ('tick_mode', 'tick_rate', 'max_tick_rate', 'heartbeat_period')
@@ -71,94 +59,14 @@ def ros_registry() -> Registry:
 
 
 def json_safe(value: Any) -> Any:
-    """Render a blackboard value as JSON-safe data (ROS messages as dicts)."""
+    """Render a blackboard value as JSON data, ROS messages as dicts."""
+    return plain_json(value, convert=_message_dict)
+
+
+def _message_dict(value: Any) -> Optional[dict[str, Any]]:
     if hasattr(value, 'get_fields_and_field_types'):
         return interfaces.to_dict(value)
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return repr(value)
-
-
-@dataclasses.dataclass
-class LoadedTree:
-    """A built tree with everything it owns on the node."""
-
-    document: Document
-    name: str
-    root: py_trees.behaviour.Behaviour
-    feed: BlackboardFeed
-    file: str
-    retired_at: float = 0.0  # when a swap stopped it (monotonic seconds)
-
-    def behaviours(self) -> list[py_trees.behaviour.Behaviour]:
-        """Return every behaviour of the tree."""
-        return list(self.root.iterate())
-
-    def timed(self) -> list[Callable[[], Optional[float]]]:
-        """Return the ``wake_at`` methods of the time-based behaviours (and the feed)."""
-        methods = [behaviour.wake_at for behaviour in self.root.iterate()
-                   if callable(getattr(behaviour, 'wake_at', None))]
-        return methods + [self.feed.wake_at]
-
-    def readers(self) -> dict[str, list[Optional[Callable[[Any], Any]]]]:
-        """Return, per root blackboard key, the probes of the behaviours reading it.
-
-        A probe (``bt_probe``) computes a pure reader's outcome from a lookup; None
-        stands for a reader without one (any new value may matter to it).
-        """
-        readers: dict[str, list[Optional[Callable[[Any], Any]]]] = {}
-        for behaviour in self.root.iterate():
-            keys = set(getattr(behaviour, 'bt_reads', ()))
-            for client in behaviour.blackboards:
-                keys |= {key.lstrip('/').split('/')[0] for key in client.read}
-            probe = getattr(behaviour, 'bt_probe', None)
-            for key in keys:
-                readers.setdefault(key, []).append(probe)
-        return readers
-
-    def outstanding(self) -> list[Any]:
-        """Return the futures still in flight (cancels the robot must acknowledge)."""
-        futures = []
-        for behaviour in self.root.iterate():
-            method = getattr(behaviour, 'outstanding', None)
-            if method is not None:
-                futures.extend(f for f in method() if not f.done())
-        return futures
-
-    def stop(self) -> None:
-        """Halt the tree: running leaves are terminated with INVALID (goals cancelled)."""
-        for _ in range(MAX_CONTAINED_PER_TICK):
-            try:
-                self.root.stop(Status.INVALID)
-                return
-            except Exception as error:  # noqa: B902 - a terminate() raised: guard, retry
-                if not contain_fault(error, self.root, in_tick=False):
-                    raise
-
-    def destroy(self) -> None:
-        """Release every subscription, client and publisher the tree created."""
-        _release(self.root.iterate(), self.feed)
-
-
-def _release(behaviours: Any, feed: BlackboardFeed) -> None:
-    """Shut ``behaviours`` down, drop their blackboard clients and destroy ``feed``."""
-    for behaviour in behaviours:
-        try:
-            behaviour.shutdown()
-        except Exception as error:  # noqa: B902 - keep releasing the others
-            print(f'bt_executive: shutting down {behaviour.name} failed: {error}',
-                  file=sys.stderr)
-        for client in behaviour.blackboards:
-            try:
-                client.unregister(clear=False)
-            except KeyError:  # the blackboard was cleared under us (e.g. by a reset)
-                pass
-        behaviour.blackboards = []
-    feed.destroy()
+    return None
 
 
 #: The executive's ROS parameters: name -> (default, description, (lowest, highest) for
@@ -237,20 +145,14 @@ class Executive(Node):
         super().__init__(node_name, parameter_overrides=parameter_overrides or [], **kwargs)
         self.registry = registry or ros_registry()
         self._declare_parameters()
-        self.tree: Optional[LoadedTree] = None
-        self.retiring: list[LoadedTree] = []
+        self.host = TreeHost(self, self.registry, clock=self.now_seconds,
+                             logger=self.get_logger(), on_install=self._on_install)
         self.callback_faults = CallbackFaults(self.get_logger())
-        self.tick_count = 0
-        self.running = True
-        self.terminated: Optional[str] = None
-        self.last_failure = ''
-        self.last_status = Status.INVALID
         self.tick_duration = 0.0
         self.timing = TickTiming()
         self._tick_time: Optional[float] = None
         self._first_tick_at: Optional[float] = None
         self._timed: list[Callable[[], Optional[float]]] = []
-        self._moved = False
         self._last_status_publish = -1.0
         self._status_publisher = self.create_publisher(String, '~/status',
                                                        qos_profile('latched'))
@@ -263,8 +165,8 @@ class Executive(Node):
         self._events_publisher = self.create_publisher(String, '~/events', QoSProfile(
             depth=100, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        self._py_trees_ros_publisher = None if py_trees_ros_conversions is None else \
-            self.create_publisher(PyTreesRosTree, '~/snapshots', qos_profile('latched'))
+        self._py_trees_ros_stream = None if py_trees_ros_conversions is None else \
+            PyTreesRosStream(self, lambda: self.host.tree)
         for name, handler in (('pause', self._srv_pause), ('resume', self._srv_resume),
                               ('reset', self._srv_reset), ('reload', self._srv_reload)):
             self.create_service(Trigger, f'~/{name}', handler)
@@ -367,12 +269,12 @@ class Executive(Node):
         if self.ticker is not None:
             self.ticker.destroy()
         if mode == 'event':
-            self.ticker = EventTicker(self, self._tick, max_rate=values['max_tick_rate'],
+            self.ticker = EventTicker(self, self.tick_once, max_rate=values['max_tick_rate'],
                                       heartbeat=values['heartbeat_period'])
             self.timing.restart(None)
             self.ticker.request()
         else:
-            self.ticker = PeriodicTicker(self, self._tick, rate=values['tick_rate'])
+            self.ticker = PeriodicTicker(self, self.tick_once, rate=values['tick_rate'])
             self.timing.restart(self.ticker.period)
 
     def request_tick(self) -> None:
@@ -400,6 +302,43 @@ class Executive(Node):
                 earliest = when
         return earliest
 
+    # ---- the tree host's state -------------------------------------------------------
+
+    @property
+    def tree(self) -> Optional[LoadedTree]:
+        """Return the tree being run (None before one is loaded)."""
+        return self.host.tree
+
+    @property
+    def retiring(self) -> list[LoadedTree]:
+        """Return the trees stopped by a swap whose cancels are still awaited."""
+        return self.host.retiring
+
+    @property
+    def tick_count(self) -> int:
+        """Return the ticks of the current tree since it was installed or reset."""
+        return self.host.tick_count
+
+    @property
+    def running(self) -> bool:
+        """Tell whether the tree is being ticked (not paused, stopped or terminated)."""
+        return self.host.running
+
+    @property
+    def terminated(self) -> Optional[str]:
+        """Return what a Terminate node said, if one ended the tree."""
+        return self.host.terminated
+
+    @property
+    def last_failure(self) -> str:
+        """Return why the root last failed ('' if it has not)."""
+        return self.host.last_failure
+
+    @property
+    def last_status(self) -> Status:
+        """Return the root's status after the last tick."""
+        return self.host.last_status
+
     # ---- loading and swapping --------------------------------------------------------
 
     def load(self, tree_file: str, tree_name: str = '') -> LoadedTree:
@@ -408,145 +347,67 @@ class Executive(Node):
         Raises:
             TreeError: with every problem found; nothing is left behind on the node.
         """
-        document = Loader(self.registry).load(tree_file)
-        specs, errors = parse_subscriptions(document.sections.get('subscriptions', []))
-        for spec in specs:
-            errors.extend(check_fields(spec))
-        for tree in document.trees.values():
-            for node in tree.root.walk():
-                node_type = self.registry.get(node.type)
-                if node_type is not None and node_type.ros:
-                    errors.extend(Diagnostic(loc, message, node.path)
-                                  for loc, message in leaves.check_leaf(node))
-        if errors:
-            raise TreeError(errors)
-        feed = BlackboardFeed(self, specs, self.now_seconds)
-        context = BuildContext(registry=self.registry, document=document,
-                               lookup=feed.lookup, clock=self.now_seconds,
-                               extras={'node': self}, log_error=self.get_logger().error)
-        try:
-            root = Builder(context).build(tree_name or None)
-            name = document.tree(tree_name or None).name
-            deadline = time.monotonic() + self._param('setup_timeout')
-            for behaviour in root.iterate():
-                behaviour.setup(node=self, timeout=max(0.0, deadline - time.monotonic()))
-            if time.monotonic() > deadline:
-                limit = self._param('setup_timeout')
-                raise TreeError.single(SourceLocation(tree_file), 'setting up the leaves took '
-                                       f'longer than setup_timeout {limit} s')
-        except Exception as error:  # noqa: B902 - rejected: release what was made so far
-            _release(context.nodes.values(), feed)
-            if isinstance(error, TreeError):
-                raise
-            raise TreeError.single(SourceLocation(tree_file), f'setup failed: {error}') \
-                from error
-        return LoadedTree(document=document, name=name, root=root, feed=feed, file=tree_file)
+        return self.host.load(tree_file, tree_name,
+                              setup_timeout=self._param('setup_timeout'))
 
     def _install(self, new: LoadedTree) -> None:
         """Stop the running tree (cancelling its goals) and start ``new``."""
-        old = self.tree
-        if old is not None:
-            old.stop()
-            self.retiring.append(old)
-            self._retire()
-        py_trees.blackboard.Blackboard.storage.clear()
-        apply_blackboard_defaults(new.document)
-        self.tree = new
-        self._revision += 1
-        self.snapshots = SnapshotBuilder(
-            new.root, tree_name=new.name, source_file=new.file, revision=self._revision,
-            blackboard_keys=self._param('snapshot_keys'), lookup=new.feed.lookup,
-            render_value=json_safe, document=new.document, session=self._session,
-            clock=self.now_seconds)
-        if self.groot2 is not None:  # a new tree UUID: connected viewers follow the swap
-            self.groot2.on_install(new.root, tree_name=new.name, document=new.document,
-                                   registry=self.registry)
-        self.tick_count = 0
-        self.terminated = None
-        self.last_failure = ''
-        self.last_status = Status.INVALID
-        self._timed = new.timed()
-        new.feed.watch(new.readers(), self.request_tick_now)
-        self.get_logger().info(f"running tree '{new.name}' from {new.file}")
+        self.host.install(new, shutdown_timeout=self._param('shutdown_timeout'))
         self.publish_status(force=True)
         self.request_tick()
 
-    def _retire(self) -> None:
-        """Destroy stopped trees once their cancels are acknowledged (or shutdown_timeout)."""
-        still, now = [], time.monotonic()
-        for tree in self.retiring:
-            tree.retired_at = tree.retired_at or now
-            if tree.outstanding() and now - tree.retired_at < self._param('shutdown_timeout'):
-                still.append(tree)
-                continue
-            if tree.outstanding():  # e.g. the server died: nobody will ever answer
-                self.get_logger().error(f"tree '{tree.name}': goal cancels not acknowledged "
-                                        'within shutdown_timeout; releasing it anyway')
-            tree.destroy()
-        self.retiring = still
+    def _on_install(self, new: LoadedTree) -> None:
+        """Attach this node's observers to a new tree's runner (before its first tick)."""
+        self._revision += 1
+        self.snapshots = SnapshotBuilder(
+            new.runner.tracker, tree_name=new.name, source_file=new.file,
+            revision=self._revision, blackboard_keys=self._param('snapshot_keys'),
+            lookup=new.feed.lookup, render_value=json_safe, document=new.document,
+            session=self._session, clock=self.now_seconds)
+        new.runner.add_observer(self.snapshots)
+        if self.groot2 is not None:  # a new tree UUID: connected viewers follow the swap
+            self.groot2.on_install(new.built, tree_name=new.name, document=new.document,
+                                   registry=self.registry)
+            new.runner.add_observer(self.groot2)
+        if self._py_trees_ros_stream is not None:
+            new.runner.add_observer(self._py_trees_ros_stream)
+        self._timed = new.timed()
+        new.feed.watch(new.readers(), self.request_tick_now)
 
     # ---- ticking ------------------------------------------------------------------
 
-    def _tick(self) -> None:
+    def tick_once(self) -> Optional[TickRecord]:
+        """Tick the tree once now and publish what changed (None: no tree, or paused).
+
+        The ticker calls this; so may a caller that drives the executive by hand (with
+        the ticker destroyed).
+        """
         ticker = self.ticker
-        latency = ticker.ticked(time.monotonic())
-        if self.retiring:
-            self._retire()
-        tree = self.tree
-        if tree is None or not self.running:
+        latency = ticker.ticked(time.monotonic()) if ticker is not None else None
+        self.host.retire(self._param('shutdown_timeout'))
+        if self.host.tree is None or not self.host.running:
             self._publish_snapshot()
-            return
+            return None
         clock_start = self._tick_time = self.now_seconds()
         try:
-            start = time.perf_counter()
-            tree.feed.apply()
-            storage = py_trees.blackboard.Blackboard.storage
-            # event mode: what the tree writes this tick is progress too (see below)
-            before = list(storage.items()) if ticker.event_driven else None
-            self._contained_tick(tree)
-            self.tick_count += 1
-            self.tick_duration = time.perf_counter() - start
-            self.timing.record(clock_start, self.tick_duration, latency)
+            previous = self.host.last_status
+            record = self.host.tick_once(clock_start)
+            assert record is not None
+            self.tick_duration = record.duration
+            self.timing.record(clock_start, record.duration, latency)
             if self._first_tick_at is None:
                 self._first_tick_at = process_age()
-            status = tree.root.status
-            changed = status is not self.last_status
-            if status is Status.FAILURE and changed:
-                self.last_failure = failure_reason(tree.root)
-            self.last_status = status
-            request = termination_requested(tree.root)
-            if request is not None:
-                tree.stop()
-                clear_termination(tree.root)
-                self.running = False
-                self.terminated = f'{request.node_name}: {request.status.name.lower()} ' \
-                    f'{request.reason}'.strip()
-                self.get_logger().info(f'tree terminated by {self.terminated}')
-                changed = True
+            changed = record.root_status is not previous or not self.host.running
             self.publish_status(force=changed)
-            if before is not None and ticker is self.ticker and self.running:
+            if ticker is not None and ticker.event_driven and ticker is self.ticker \
+                    and self.host.running:
                 # not settled yet (a status moved or the tree wrote the blackboard): the next
                 # tick may go further, e.g. a loop's next iteration; else sleep until an event
-                settled = not self._moved and list(storage.items()) == before
+                settled = not record.transitions and not record.writes
                 ticker.plan(again=not settled, deadline=self._next_deadline())
+            return record
         finally:
             self._tick_time = None
-
-    def _contained_tick(self, tree: LoadedTree) -> None:
-        """Tick once; a node raising for the first time is guarded and the tick run again.
-
-        Nodes of plugin types are guarded from the start; the rest only once they raise
-        (bt_executive.core.builder.contain_fault), so an ordinary tick pays nothing for it.
-        """
-        for _ in range(MAX_CONTAINED_PER_TICK):
-            try:
-                self.snapshots.tick()  # tree.root.tick_once(), noting the behaviours ticked
-                return
-            except Exception as error:  # noqa: B902 - contained below or re-raised
-                if not contain_fault(error, tree.root):
-                    raise
-        self.get_logger().error(f'{MAX_CONTAINED_PER_TICK} nodes raised in one tick; '
-                                'the tick was abandoned')
 
     def status(self) -> dict[str, Any]:
         """Return the status published on ~/status."""
@@ -565,7 +426,7 @@ class Executive(Node):
             'callback_errors': self.callback_faults.count,
             'startup': {'imports_s': _rounded(IMPORTED_AT),
                         'first_tick_s': _rounded(self._first_tick_at)},
-            'active': active_path(tree.root) if tree else [],
+            'active': self.host.active(),
             'blackboard': self._blackboard_selection(),
         }
 
@@ -578,9 +439,7 @@ class Executive(Node):
         return selection
 
     def publish_status(self, *, force: bool = False) -> None:
-        """Publish ~/status when something changed or the heartbeat is due."""
-        if self.groot2 is not None:  # after every tick, pause, reset and swap
-            self.groot2.after_tick()
+        """Publish ~/snapshot and ~/events on change, ~/status on change or heartbeat."""
         self._publish_snapshot()
         now = time.monotonic()
         if not force and now - self._last_status_publish < self._param('status_period'):
@@ -594,13 +453,11 @@ class Executive(Node):
         if builder is None:
             return
         heartbeat = self._param('snapshot_heartbeat')
-        builder.tick_count = self.tick_count
         builder.set_executive({'node': self.get_fully_qualified_name(),
                                'running': self.running, 'terminated': self.terminated,
                                'last_failure': self.last_failure, 'heartbeat': heartbeat})
         snapshot = builder.update()
-        events = builder.events(scan=False)  # update() just scanned
-        self._moved = bool(events)
+        events = builder.events()
         if events:
             self._events_publisher.publish(String(data=to_json(builder.event_batch(events))))
         now = time.monotonic()
@@ -608,13 +465,6 @@ class Executive(Node):
             if heartbeat <= 0.0 or now - self._last_snapshot_publish < heartbeat:
                 return
             snapshot = builder.full()
-        elif self._py_trees_ros_publisher is not None:
-            behaviours = []
-            for behaviour in builder.root.iterate():
-                message = py_trees_ros_conversions.behaviour_to_msg(behaviour)
-                message.is_active = behaviour.status is not Status.INVALID
-                behaviours.append(message)
-            self._py_trees_ros_publisher.publish(PyTreesRosTree(behaviours=behaviours))
         self._last_snapshot_publish = now
         self._snapshot_publisher.publish(String(data=builder.encode(snapshot)))
 
@@ -622,32 +472,21 @@ class Executive(Node):
 
     def pause(self) -> str:
         """Halt the tree (cancelling its goals) and stop ticking."""
-        if self.tree is not None:
-            self.tree.stop()
-        self.running = False
+        self.host.pause()
         self.publish_status(force=True)
         return 'paused: tree halted, goals cancelled'
 
     def resume(self) -> str:
         """Start ticking again (the tree restarts from its root; the blackboard is kept)."""
-        self.running = True
-        self.terminated = None
+        self.host.resume()
         self.publish_status(force=True)
         self.request_tick()
         return 'resumed'
 
     def reset(self) -> str:
         """Halt the tree, restore the initial blackboard and limits, and tick again."""
-        if self.tree is None:
+        if not self.host.reset():
             return 'no tree loaded'
-        self.tree.stop()
-        reset_limits(self.tree.root)
-        py_trees.blackboard.Blackboard.storage.clear()
-        apply_blackboard_defaults(self.tree.document)
-        self.tick_count = 0
-        self.last_failure = ''
-        self.terminated = None
-        self.running = True
         self.publish_status(force=True)
         self.request_tick()
         return 'reset'
@@ -692,24 +531,7 @@ class Executive(Node):
         """
         if timeout is None:
             timeout = self._param('shutdown_timeout')
-        self.running = False
-        if self.tree is not None:
-            self.tree.stop()
-            self.retiring.append(self.tree)
-            self.tree = None
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            pending = [f for tree in self.retiring for f in tree.outstanding()]
-            if not pending:
-                break
-            executor.spin_once(timeout_sec=min(0.05, max(0.0, deadline - time.monotonic())))
-        acknowledged = not any(tree.outstanding() for tree in self.retiring)
-        if not acknowledged:
-            self.get_logger().error('some goal cancels were not acknowledged within '
-                                    f'{timeout} s')
-        for tree in self.retiring:
-            tree.destroy()
-        self.retiring = []
+        acknowledged = self.host.stop_all(executor, timeout)
         self.publish_status(force=True)
         return acknowledged
 
@@ -720,17 +542,13 @@ class Executive(Node):
         same when the node has an executor to spin (bounded by ``shutdown_timeout``);
         without one the cancels are sent but their delivery is not awaited.
         """
-        if self.tree is not None or self.retiring:
+        if self.host.tree is not None or self.host.retiring:
             if self.executor is not None:
                 try:
                     self.stop_tree(self.executor)
                 except Exception as error:  # noqa: B902 - e.g. called from a callback
                     self.get_logger().warning(f'could not wait for goal cancels: {error}')
-            for tree in ([self.tree] if self.tree is not None else []) + self.retiring:
-                tree.stop()
-                tree.destroy()
-        self.tree = None
-        self.retiring = []
+            self.host.release_all()
         if self.ticker is not None:
             self.ticker.destroy()
             self.ticker = None
@@ -740,95 +558,28 @@ class Executive(Node):
         super().destroy_node()
 
 
-def make_executor() -> Any:
-    """Return the executor that spins the executive.
+class PyTreesRosStream:
+    """Publish the tree as py_trees_ros_interfaces/BehaviourTree after ticks that moved it.
 
-    rclpy's EventsExecutor (``rclpy.experimental``) where available: a wake-up costs about
-    a third of the SingleThreadedExecutor's, which is most of an idle executive's CPU.
-    ``BT_EXECUTIVE_EXECUTOR=single`` selects the SingleThreadedExecutor.
-    """
-    if os.environ.get('BT_EXECUTIVE_EXECUTOR', 'events') != 'single':
-        try:
-            from rclpy.experimental import EventsExecutor
-        except ImportError:
-            pass
-        else:
-            return EventsExecutor()
-    return SingleThreadedExecutor()
-
-
-class CallbackFaults:
-    """Log exceptions raised by ROS callbacks (subscriptions, futures, timers, services).
-
-    The executor hands a callback's exception to whoever spins it; the executive logs it and
-    keeps spinning, so one broken callback (a plugin leaf's subscription, say) does not stop
-    the tree or leave goals running. Each distinct error (type and raising line) is logged
-    with its traceback once; repeats are counted, and logged again as one line at 10, 100,
-    1000... occurrences. ``count`` (all of them) is in ~/status as ``callback_errors``.
+    An observer of the tree's records; only made where py_trees_ros is installed.
     """
 
-    def __init__(self, logger: Any) -> None:
-        self._logger = logger
-        self._seen: dict[tuple[str, str, int], int] = {}
-        self.count = 0
+    def __init__(self, node: Node, tree: Callable[[], Optional[LoadedTree]]) -> None:
+        self._tree = tree
+        self._publisher = node.create_publisher(PyTreesRosTree, '~/snapshots',
+                                                qos_profile('latched'))
 
-    def report(self, error: BaseException) -> None:
-        """Log ``error`` (just raised by a callback) as described above."""
-        self.count += 1
-        frames = traceback.extract_tb(error.__traceback__)
-        last = frames[-1] if frames else None
-        key = (type(error).__name__, last.filename if last else '', last.lineno if last else 0)
-        times = self._seen[key] = self._seen.get(key, 0) + 1
-        where = f'{key[1]}:{key[2]}' if last else 'unknown'
-        if times == 1:
-            text = ''.join(traceback.format_exception(error)).rstrip()
-            self._logger.error(f'a ROS callback raised {key[0]}: {error} at {where}; the '
-                               f'executive keeps running (logged once)\n{text}')
-        elif math.log10(times).is_integer():
-            self._logger.error(f'a ROS callback raised {key[0]} at {where} {times} times')
-
-
-class SignalWaker:
-    """Wake the executor when a signal arrives, so the main loop can block in spin_once.
-
-    Python runs signal handlers only between bytecodes, never while ``spin_once`` waits
-    in C. ``signal.set_wakeup_fd`` makes the interpreter write each signal to a pipe at
-    once; a thread reading the pipe wakes the executor, which ends the wait, and the
-    handler runs as ``spin_once`` returns.
-    """
-
-    def __init__(self, executor: Any) -> None:
-        self._executor = executor
-        self._read, self._write = os.pipe()
-        os.set_blocking(self._write, False)
-        self._previous = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
-        self._thread = threading.Thread(target=self._run, name='signal-waker', daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            try:
-                data = os.read(self._read, 64)
-            except OSError:
-                return
-            if not data:
-                return
-            if data.strip(b'\xff'):  # signal numbers
-                self._executor.wake()
-            if b'\xff' in data:  # close() asks the thread to end
-                return
-
-    def close(self) -> None:
-        """Restore the previous wakeup fd and end the thread."""
-        signal.set_wakeup_fd(self._previous)
-        os.write(self._write, b'\xff')
-        self._thread.join(timeout=1.0)
-        os.close(self._read)
-        os.close(self._write)
-
-
-class _StartInterrupted(BaseException):
-    """A signal arrived while the executive was starting (not an Exception: never caught)."""
+    def on_tick(self, record: TickRecord) -> None:
+        """Publish the whole tree when the record changed a status or a message."""
+        tree = self._tree()
+        if not record.changes or tree is None:
+            return
+        behaviours = []
+        for behaviour in tree.root.iterate():
+            message = py_trees_ros_conversions.behaviour_to_msg(behaviour)
+            message.is_active = behaviour.status is not Status.INVALID
+            behaviours.append(message)
+        self._publisher.publish(PyTreesRosTree(behaviours=behaviours))
 
 
 def _rounded(seconds: Optional[float]) -> Optional[float]:
@@ -849,7 +600,7 @@ def main(args: Optional[list[str]] = None) -> int:
         received.append(signum)
         if starting:  # loading or setting up the first tree: give that up at once
             starting.clear()
-            raise _StartInterrupted()
+            raise StartInterrupted()
 
     executive = None
     executor = make_executor()
@@ -861,7 +612,7 @@ def main(args: Optional[list[str]] = None) -> int:
             executive = Executive()
         except TreeError:
             return 1
-        except _StartInterrupted:  # nothing ticked yet, so no goal was sent
+        except StartInterrupted:  # nothing ticked yet, so no goal was sent
             return 128 + received[0]
         finally:
             starting.clear()

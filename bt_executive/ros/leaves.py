@@ -1057,9 +1057,10 @@ def _template(params: Params, name: str, msg_class: type) -> MessageTemplate:
     return template
 
 
-def _declare_reads(behaviour: py_trees.behaviour.Behaviour, names: frozenset[str]) -> Any:
-    """Record the blackboard keys a leaf reads (viewers show them)."""
-    behaviour.bt_reads = frozenset(names)
+def _declare_reads(ctx: BuildContext, behaviour: py_trees.behaviour.Behaviour,
+                   names: frozenset[str]) -> Any:
+    """Record the blackboard keys a leaf reads in the node table (viewers show them)."""
+    ctx.declare(behaviour, reads=frozenset(names))
     return behaviour
 
 
@@ -1072,7 +1073,7 @@ def _action(ctx: BuildContext, name: str, params: Params,
                       feedback_key=params.get('feedback_key'),
                       server_timeout=float(params['server_timeout']),
                       timeout=float(params['timeout']))
-    return _declare_reads(leaf, goal.names())
+    return _declare_reads(ctx, leaf, goal.names())
 
 
 def _service(ctx: BuildContext, name: str, params: Params,
@@ -1085,7 +1086,7 @@ def _service(ctx: BuildContext, name: str, params: Params,
                        response_key=params.get('response_key'),
                        server_timeout=float(params['server_timeout']),
                        timeout=float(params['timeout']))
-    return _declare_reads(leaf, request.names() | (success.names - {'response'}))
+    return _declare_reads(ctx, leaf, request.names() | (success.names - {'response'}))
 
 
 def _topic_condition(ctx: BuildContext, name: str, params: Params,
@@ -1094,7 +1095,7 @@ def _topic_condition(ctx: BuildContext, name: str, params: Params,
     leaf = TopicConditionLeaf(name, msg_type=interfaces.resolve(params['type'], kind='msg'),
                               topic=params['topic'], qos=params['qos'], expression=expression,
                               lookup=ctx.lookup, max_age=float(params['max_age']))
-    return _declare_reads(leaf, expression.names - {'msg'})
+    return _declare_reads(ctx, leaf, expression.names - {'msg'})
 
 
 def _wait_for_message(ctx: BuildContext, name: str, params: Params,
@@ -1104,7 +1105,7 @@ def _wait_for_message(ctx: BuildContext, name: str, params: Params,
                               topic=params['topic'], qos=params['qos'],
                               expression=expression, lookup=ctx.lookup,
                               key=params.get('key'))
-    return _declare_reads(leaf, expression.names - {'msg'})
+    return _declare_reads(ctx, leaf, expression.names - {'msg'})
 
 
 def _publish(ctx: BuildContext, name: str, params: Params,
@@ -1113,7 +1114,7 @@ def _publish(ctx: BuildContext, name: str, params: Params,
     fields = _template(params, 'fields', msg_type)
     leaf = PublishLeaf(name, msg_type=msg_type, topic=params['topic'], qos=params['qos'],
                        fields=fields, lookup=ctx.lookup)
-    return _declare_reads(leaf, fields.names())
+    return _declare_reads(ctx, leaf, fields.names())
 
 
 def _topic_action(ctx: BuildContext, name: str, params: Params,
@@ -1139,7 +1140,7 @@ def _topic_action(ctx: BuildContext, name: str, params: Params,
     names = goal.names() | ((cancel.names() - {'goal'}) if cancel else frozenset())
     for expression in expressions:
         names |= expression.names - {'msg', 'goal'}
-    return _declare_reads(leaf, names)
+    return _declare_reads(ctx, leaf, names)
 
 
 class _Named:

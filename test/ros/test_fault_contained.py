@@ -8,7 +8,8 @@ contained in place. Plugin types (test_fault_exceptions.py) are guarded from the
 
 import dataclasses
 
-from bt_executive.core.builder import build, BuildContext, contain_fault
+from bt_executive.core.builder import build, BuildContext
+from bt_executive.core.faults import contain_fault
 from bt_executive.core.loader import Loader
 from executive_host import write_tree
 from fault_nodes import core_registry, fault_registry, FAULT_TYPES
@@ -41,8 +42,10 @@ TREE = """
 def test_trusted_nodes_are_not_wrapped_at_build_time(tmp_path):
     registry = trusted_registry(core_registry())
     document = Loader(registry).load(write_tree(tmp_path, 't.yaml', TREE))
-    root = build(document, context=BuildContext(registry=registry, document=document))
-    assert all(getattr(b, 'bt_guard', None) is None for b in root.iterate())
+    built = build(document, context=BuildContext(registry=registry, document=document))
+    root = built.root
+    assert all(built.nodes.guard(b) is None for b in root.iterate())
+    assert all(built.nodes.info(b) is not None for b in root.iterate())
     assert all('tick' not in vars(b) for b in root.iterate())  # class methods, unwrapped
 
 
@@ -52,23 +55,24 @@ def test_a_trusted_node_that_raises_is_guarded_and_fails(tmp_path):
     document = Loader(registry).load(write_tree(tmp_path, 't.yaml', TREE))
     py_trees.blackboard.Blackboard.clear()
     py_trees.blackboard.Blackboard.set('/count', 0)
-    root = build(document, context=BuildContext(registry=registry, document=document,
-                                                log_error=logged.append))
+    built = build(document, context=BuildContext(registry=registry, document=document,
+                                                 log_error=logged.append))
+    root = built.root
     broken = next(b for b in root.iterate() if b.name == 'broken')
     with pytest.raises(RuntimeError) as raised:
         root.tick_once()
-    assert contain_fault(raised.value, root)
-    assert broken.bt_guard.faults == 1 and len(logged) == 1
+    assert contain_fault(raised.value, built)
+    assert built.nodes.guard(broken).faults == 1 and len(logged) == 1
     assert logged[0].startswith('Main/root/mission/broken: update() raised RuntimeError')
     root.tick_once()  # the tick run again: the node fails without raising
     assert broken.status is Status.FAILURE
     assert root.status is Status.RUNNING  # the selector went on to its fallback
     for _ in range(3):
         root.tick_once()  # contained in place from now on
-    assert broken.bt_guard.faults == 4 and len(logged) == 1
+    assert built.nodes.guard(broken).faults == 4 and len(logged) == 1
     # the first tick ran twice up to the node, once: the counter shows it
     assert py_trees.blackboard.Blackboard.get('/count') == 5
-    assert not contain_fault(RuntimeError('elsewhere'), root)
+    assert not contain_fault(RuntimeError('elsewhere'), built)
 
 
 @pytest.mark.ros

@@ -11,7 +11,8 @@ import signal
 from typing import Any
 import uuid
 
-from bt_executive.core.builder import BuildContext, Builder, MAX_LOGGED_FAULTS
+from bt_executive.core.builder import BuildContext, Builder
+from bt_executive.core.faults import MAX_LOGGED_FAULTS
 from bt_executive.core.loader import Loader
 from bt_executive.observe.snapshot import failure_reason
 from executive_host import write_tree
@@ -33,11 +34,22 @@ def build(text: str) -> tuple[py_trees.behaviour.Behaviour, list[str]]:
     document = Loader(registry).load_text(text, name='t.yaml')
     logged: list[str] = []
     context = BuildContext(registry=registry, document=document, log_error=logged.append)
-    return Builder(context).build(), logged
+    built = Builder(context).build()
+    _BUILT[built.root.id] = built
+    return built.root, logged
+
+
+#: root id -> the BuiltTree (node table) of the trees built by build()
+_BUILT: dict = {}
 
 
 def node(root: py_trees.behaviour.Behaviour, path: str) -> py_trees.behaviour.Behaviour:
-    return next(b for b in root.iterate() if b.bt_path == path)
+    return _BUILT[root.id].by_path(path)
+
+
+def guard_of(root: py_trees.behaviour.Behaviour, path: str):
+    """Return the fault guard the node table holds for the node at ``path``."""
+    return _BUILT[root.id].nodes.guard(node(root, path))
 
 
 # ---- the guard, without ROS ---------------------------------------------------------------
@@ -57,7 +69,7 @@ trees:
     boom = node(root, 'Main/root/boom')
     assert boom.status is Status.FAILURE
     assert boom.feedback_message == 'update() raised RuntimeError: division went wrong'
-    assert boom.bt_guard.faults == 10
+    assert guard_of(root, 'Main/root/boom').faults == 10
     assert len(logged) == 1, logged
     first_line, traceback = logged[0].split('\n', 1)
     assert first_line == ('Main/root/boom: update() raised RuntimeError: division went wrong'
@@ -77,7 +89,7 @@ trees:
 """)
     root.tick_once()
     assert root.status is Status.FAILURE
-    assert failure_reason(root) == \
+    assert failure_reason(root, ident=_BUILT[root.id].nodes.path) == \
         'Main/checks/broken: initialise() raised RuntimeError: no such key: x'
     assert node(root, 'Main/checks/broken').terminated == [Status.FAILURE]
     assert len(logged) == 1
@@ -97,7 +109,7 @@ trees:
     assert [line.split('\n')[0].split(': ', 1)[1].split(' (')[0] for line in logged] == \
         [f'update() raised RuntimeError: call {n}' for n in range(1, MAX_LOGGED_FAULTS + 1)]
     assert 'further distinct errors of this node are not logged' in logged[-1]
-    assert node(root, 'Main/Selector/counting').bt_guard.faults == 3 * MAX_LOGGED_FAULTS
+    assert guard_of(root, 'Main/Selector/counting').faults == 3 * MAX_LOGGED_FAULTS
 
 
 def test_a_terminate_that_raises_still_stops_the_node():
@@ -148,7 +160,7 @@ trees:
 def test_the_default_log_goes_to_the_bt_executive_logger(caplog):
     registry = core_registry()
     document = Loader(registry).load_text('trees:\n  Main:\n    Raise: quiet\n', name='t.yaml')
-    root = Builder(BuildContext(registry=registry, document=document)).build()
+    root = Builder(BuildContext(registry=registry, document=document)).build().root
     with caplog.at_level('ERROR', logger='bt_executive'):
         root.tick_once()
         root.tick_once()

@@ -68,13 +68,13 @@ def test_published_on_change_only(host, tmp_path, ros_node):
     received = snapshots(ros_node, ex)
     first = received.wait_for(lambda m: True, 'the snapshot of the new tree')
     assert (first['seq'], first['root_status'], first['tree']) == (1, 'INVALID', 'Main')
-    ex.executive._tick()
+    ex.executive.tick_once()
     received.wait_for(lambda m: m['seq'] == 2, 'the first tick (everything moved)')
     for _ in range(20):
-        ex.executive._tick()  # an unchanging tree: nothing to publish
+        ex.executive.tick_once()  # an unchanging tree: nothing to publish
     import py_trees
     py_trees.blackboard.Blackboard.set('/x', 2)  # a selected key changes: one more
-    ex.executive._tick()
+    ex.executive.tick_once()
     last = received.wait_for(lambda m: m['seq'] == 3, 'the blackboard change')
     assert received.seqs() == [1, 2, 3]
     assert last['blackboard'] == {'x': 2} and last['tick']['count'] == 22
@@ -92,7 +92,7 @@ def test_a_changing_tree_publishes_every_tick(host, tmp_path, ros_node):
     received = snapshots(ros_node, ex)
     received.wait_for(lambda m: m['seq'] == 1, 'the first snapshot')
     for tick in range(1, 11):
-        ex.executive._tick()
+        ex.executive.tick_once()
         received.wait_for(lambda m, seq=tick + 1: m['seq'] == seq, f'the snapshot of tick {tick}')
     assert received.seqs() == list(range(1, 12))
     assert [m['root_status'] for m in received.messages[1:3]] in (
@@ -121,7 +121,7 @@ def test_late_subscriber_gets_the_current_snapshot(host, tmp_path, ros_node):
     ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), manual=True,
               snapshot_heartbeat=3600.0)
     for _ in range(5):
-        ex.executive._tick()
+        ex.executive.tick_once()
     current = ex.executive.snapshots.full()
     late = snapshots(ros_node, ex)
     got = late.wait_for(lambda m: True, 'the latched snapshot')
@@ -137,7 +137,7 @@ def test_swap_publishes_the_new_structure_at_once(host, tmp_path, ros_node):
     ex = host(write_tree(tmp_path, 'a.yaml', SELECTOR_TREE), manual=True)
     received = snapshots(ros_node, ex)
     before = received.wait_for(lambda m: True, 'the first tree')
-    ex.executive._tick()
+    ex.executive.tick_once()
     result = ex.set_tree(tree_file=write_tree(tmp_path, 'b.yaml', """
         trees:
           Second:
@@ -161,7 +161,7 @@ def test_events_and_pause(host, tmp_path, ros_node):
     received.wait_for(lambda m: True, 'the first snapshot')
     ex.spin_until(lambda: ex.executive._events_publisher.get_subscription_count() > 0,
                   'the events subscription')
-    ex.executive._tick()
+    ex.executive.tick_once()
     batch = events.wait_for(lambda m: True, 'the first transitions')
     assert batch['revision'] == 1 and batch['tree'] == 'Main'
     moved = {(e['id'], e['from'], e['to'], e['reason']) for e in batch['events']}

@@ -82,7 +82,8 @@ class TreeRunner:
         clock = self.node.get_clock()
         self.context = BuildContext(registry=registry, document=self.document,
                                     clock=lambda: clock.now().nanoseconds * 1e-9)
-        self.root = Builder(self.context).build(tree)
+        self.built = Builder(self.context).build(tree)
+        self.root = self.built.root
         self.ticks = 0
         self.is_shut_down = False
         for behaviour in self.root.iterate():

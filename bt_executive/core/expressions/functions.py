@@ -1,0 +1,74 @@
+"""The functions that expressions may call by default, each with bounded cost."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+import operator
+import types
+from typing import Any, Callable
+
+from bt_executive.core.expressions.limits import (
+    _INT_LIMIT, _MAX_INT_TEXT, _MAX_ROUND_DIGITS, MAX_INT_DIGITS,
+)
+from bt_executive.core.expressions.rendering import _preview
+
+
+def _round(value: Any, ndigits: Any = None) -> Any:
+    """Round like Python's ``round``, with a bounded ``ndigits``."""
+    if ndigits is None:
+        return round(value)
+    digits = operator.index(ndigits)
+    if not -_MAX_ROUND_DIGITS <= digits <= _MAX_ROUND_DIGITS:
+        raise ValueError(
+            f'ndigits must be between {-_MAX_ROUND_DIGITS} and {_MAX_ROUND_DIGITS}')
+    return round(value, digits)
+
+
+def _int(value: Any) -> int:
+    """Convert to int, refusing very long digit strings."""
+    if isinstance(value, (str, bytes, bytearray)) and len(value) > _MAX_INT_TEXT:
+        raise ValueError(f'text is too long to convert ({len(value)} characters)')
+    return int(value)
+
+
+def _float(value: Any) -> float:
+    """Convert to float."""
+    return float(value)
+
+
+def _str(value: Any) -> str:
+    """Convert to str, refusing integers too large to print cheaply."""
+    if isinstance(value, int) and not -_INT_LIMIT < value < _INT_LIMIT:
+        raise ValueError(f'integer is too large to convert (more than {MAX_INT_DIGITS} digits)')
+    return str(value)
+
+
+def _bool(value: Any) -> bool:
+    """Convert to bool."""
+    return bool(value)
+
+
+def _clamp(value: Any, low: Any, high: Any) -> Any:
+    """Return ``value`` limited to the range ``[low, high]``."""
+    if high < low:
+        raise ValueError(f'low ({_preview(low)}) is above high ({_preview(high)})')
+    if value < low:
+        return low
+    if value > high:
+        return high
+    return value
+
+
+DEFAULT_FUNCTIONS: Mapping[str, Callable[..., Any]] = types.MappingProxyType({
+    'abs': abs,
+    'bool': _bool,
+    'clamp': _clamp,
+    'float': _float,
+    'int': _int,
+    'len': len,
+    'max': max,
+    'min': min,
+    'round': _round,
+    'str': _str,
+})
+"""The functions available to expressions unless :func:`parse` is given others."""

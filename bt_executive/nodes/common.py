@@ -1,0 +1,104 @@
+"""Helpers shared by the behaviour modules of :mod:`bt_executive.nodes`."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from py_trees.behaviour import Behaviour
+
+__all__ = [
+    'Clock',
+    'check_count',
+    'check_seconds',
+    'failure_reason',
+    'format_seconds',
+    'plural',
+]
+
+Clock = Callable[[], float]
+"""A time source returning seconds (monotonic for wall time, the ROS clock for sim time)."""
+
+
+def check_seconds(seconds: float, what: str = 'seconds') -> float:
+    """Return ``seconds`` as a float, or raise if it is not a finite, non-negative number.
+
+    Args:
+        seconds: the duration to check.
+        what: the parameter name used in the error message.
+
+    Returns:
+        The duration as a float.
+
+    Raises:
+        ValueError: if the value is not a finite number >= 0.
+    """
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise ValueError(f'{what} must be a number, got {seconds!r}')
+    value = float(seconds)
+    if not math.isfinite(value) or value < 0.0:
+        raise ValueError(f'{what} must be finite and >= 0, got {seconds!r}')
+    return value
+
+
+def check_count(value: int | None, what: str, *, minimum: int) -> None:
+    """Raise unless ``value`` is None or an int >= ``minimum``.
+
+    Args:
+        value: the count to check.
+        what: the parameter name used in the error message.
+        minimum: the smallest accepted value.
+
+    Raises:
+        ValueError: if the value is not an int or is too small.
+    """
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f'{what} must be an integer >= {minimum}, got {value!r}')
+
+
+def format_seconds(seconds: float) -> str:
+    """Format a configured duration for feedback ('2.0', '0.25', '1.2').
+
+    Args:
+        seconds: the duration.
+
+    Returns:
+        The duration with at least one decimal.
+    """
+    if seconds == round(seconds, 1):
+        return f'{seconds:.1f}'
+    return f'{seconds:g}'
+
+
+def failure_reason(child: Behaviour, role: str = '') -> str:
+    """Build the feedback for a node that fails because ``child`` failed.
+
+    Args:
+        child: the failed child.
+        role: an optional word describing the child ('condition', 'action', ...).
+
+    Returns:
+        A short reason, including the child's own feedback when it has some.
+    """
+    prefix = f'{role} ' if role else ''
+    reason = f"{prefix}'{child.name}' failed"
+    if child.feedback_message:
+        reason += f': {child.feedback_message}'
+    return reason
+
+
+def plural(count: int, noun: str) -> str:
+    """Return e.g. '1 child' or '3 children' (nouns 'child' and regular nouns only).
+
+    Args:
+        count: the number of things.
+        noun: the singular noun.
+
+    Returns:
+        The count followed by the noun in the right number.
+    """
+    if count == 1:
+        return f'{count} {noun}'
+    return f'{count} {"children" if noun == "child" else noun + "s"}'

@@ -1,0 +1,313 @@
+"""The tree host: load, validate, swap, tick and halt the executive's tree on a ROS node.
+
+The host owns the running :class:`LoadedTree` (the built tree, its blackboard feed and
+its :class:`~bt_executive.observe.runner.TreeRunner`) and the trees retired by a swap
+until their goal cancels are acknowledged. It knows nothing of ROS parameters, services
+or publishers: the node shell (:mod:`bt_executive.ros.executive`) owns it, passes it
+its settings and registers the observers of each new tree (``on_install``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from typing import Any, Callable, Optional
+
+from bt_executive.core.builder import apply_blackboard_defaults, BuildContext, Builder
+from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.loader import Loader
+from bt_executive.core.registry import Registry
+from bt_executive.core.spec import Document
+from bt_executive.core.table import BuiltTree
+from bt_executive.nodes.decorators import reset_limits
+from bt_executive.nodes.leaves import clear_termination, termination_requested
+from bt_executive.observe.record import TickRecord
+from bt_executive.observe.runner import TreeRunner
+from bt_executive.observe.snapshot import active_path, failure_reason
+from bt_executive.ros import leaves
+from bt_executive.ros.subscriptions import BlackboardFeed, check_fields, parse_subscriptions
+import py_trees
+from py_trees.common import Status
+
+
+@dataclasses.dataclass
+class LoadedTree:
+    """A built tree with everything it owns on the node."""
+
+    document: Document
+    name: str
+    built: BuiltTree
+    feed: BlackboardFeed
+    file: str
+    runner: TreeRunner
+    retired_at: float = 0.0  # when a swap stopped it (monotonic seconds)
+
+    @property
+    def root(self) -> py_trees.behaviour.Behaviour:
+        """Return the root behaviour."""
+        return self.built.root
+
+    def behaviours(self) -> list[py_trees.behaviour.Behaviour]:
+        """Return every behaviour of the tree."""
+        return list(self.root.iterate())
+
+    def timed(self) -> list[Callable[[], Optional[float]]]:
+        """Return the ``wake_at`` methods of the time-based behaviours (and the feed)."""
+        methods = [behaviour.wake_at for behaviour in self.root.iterate()
+                   if callable(getattr(behaviour, 'wake_at', None))]
+        return methods + [self.feed.wake_at]
+
+    def readers(self) -> dict[str, list[Optional[Callable[[Any], Any]]]]:
+        """Return, per root blackboard key, the probes of the behaviours reading it.
+
+        A probe (the node table's ``probe``) computes a pure reader's outcome from a
+        lookup; None stands for a reader without one (any new value may matter to it).
+        """
+        readers: dict[str, list[Optional[Callable[[Any], Any]]]] = {}
+        table = self.built.nodes
+        for behaviour in self.root.iterate():
+            keys = set(table.reads(behaviour))
+            for client in behaviour.blackboards:
+                keys |= {key.lstrip('/').split('/')[0] for key in client.read}
+            probe = table.probe(behaviour)
+            for key in keys:
+                readers.setdefault(key, []).append(probe)
+        return readers
+
+    def outstanding(self) -> list[Any]:
+        """Return the futures still in flight (cancels the robot must acknowledge)."""
+        futures = []
+        for behaviour in self.root.iterate():
+            method = getattr(behaviour, 'outstanding', None)
+            if method is not None:
+                futures.extend(f for f in method() if not f.done())
+        return futures
+
+    def stop(self) -> TickRecord:
+        """Halt the tree: running leaves are terminated with INVALID (goals cancelled)."""
+        return self.runner.stop(Status.INVALID)
+
+    def destroy(self) -> None:
+        """Release every subscription, client and publisher the tree created."""
+        release(self.root.iterate(), self.feed)
+
+
+def release(behaviours: Any, feed: BlackboardFeed) -> None:
+    """Shut ``behaviours`` down, drop their blackboard clients and destroy ``feed``."""
+    for behaviour in behaviours:
+        try:
+            behaviour.shutdown()
+        except Exception as error:  # noqa: B902 - keep releasing the others
+            print(f'bt_executive: shutting down {behaviour.name} failed: {error}',
+                  file=sys.stderr)
+        for client in behaviour.blackboards:
+            try:
+                client.unregister(clear=False)
+            except KeyError:  # the blackboard was cleared under us (e.g. by a reset)
+                pass
+        behaviour.blackboards = []
+    feed.destroy()
+
+
+class TreeHost:
+    """Host the executive's tree: load, validate, swap, tick, halt.
+
+    Args:
+        node: the ROS node the leaves and the blackboard feed use
+        registry: the node catalogue with the real ROS leaves
+        clock: the node clock in seconds (ROS time under ``use_sim_time``)
+        logger: the node's logger
+        on_install: called with each new tree before its first tick (observers attach)
+    """
+
+    def __init__(self, node: Any, registry: Registry, *, clock: Callable[[], float],
+                 logger: Any, on_install: Callable[[LoadedTree], None]) -> None:
+        self.node = node
+        self.registry = registry
+        self.clock = clock
+        self.logger = logger
+        self.on_install = on_install
+        self.tree: Optional[LoadedTree] = None
+        self.retiring: list[LoadedTree] = []
+        self.running = True
+        self.terminated: Optional[str] = None
+        self.last_failure = ''
+        self.last_status = Status.INVALID
+
+    @property
+    def tick_count(self) -> int:
+        """Return the ticks of the current tree since it was installed or reset."""
+        return self.tree.runner.tick_count if self.tree is not None else 0
+
+    # ---- loading and swapping --------------------------------------------------------
+
+    def load(self, tree_file: str, tree_name: str = '', *,
+             setup_timeout: float = 5.0) -> LoadedTree:
+        """Load, validate, build and set up a tree without touching the running one.
+
+        Raises:
+            TreeError: with every problem found; nothing is left behind on the node.
+        """
+        document = Loader(self.registry).load(tree_file)
+        specs, errors = parse_subscriptions(document.sections.get('subscriptions', []))
+        for spec in specs:
+            errors.extend(check_fields(spec))
+        for tree in document.trees.values():
+            for node in tree.root.walk():
+                node_type = self.registry.get(node.type)
+                if node_type is not None and node_type.ros:
+                    errors.extend(Diagnostic(loc, message, node.path)
+                                  for loc, message in leaves.check_leaf(node))
+        if errors:
+            raise TreeError(errors)
+        feed = BlackboardFeed(self.node, specs, self.clock)
+        context = BuildContext(registry=self.registry, document=document,
+                               lookup=feed.lookup, clock=self.clock,
+                               extras={'node': self.node}, log_error=self.logger.error)
+        try:
+            built = Builder(context).build(tree_name or None)
+            deadline = time.monotonic() + setup_timeout
+            for behaviour in built.root.iterate():
+                behaviour.setup(node=self.node,
+                                timeout=max(0.0, deadline - time.monotonic()))
+            if time.monotonic() > deadline:
+                raise TreeError.single(SourceLocation(tree_file), 'setting up the leaves took '
+                                       f'longer than setup_timeout {setup_timeout} s')
+        except Exception as error:  # noqa: B902 - rejected: release what was made so far
+            release(context.nodes.values(), feed)
+            if isinstance(error, TreeError):
+                raise
+            raise TreeError.single(SourceLocation(tree_file), f'setup failed: {error}') \
+                from error
+        runner = TreeRunner(built, clock=self.clock, track_writes=True,
+                            log_error=self.logger.error)
+        return LoadedTree(document=document, name=built.name, built=built, feed=feed,
+                          file=tree_file, runner=runner)
+
+    def install(self, new: LoadedTree, *, shutdown_timeout: float) -> None:
+        """Stop the running tree (cancelling its goals) and start ``new``."""
+        old = self.tree
+        if old is not None:
+            old.stop()
+            self.retiring.append(old)
+            self.retire(shutdown_timeout)
+        py_trees.blackboard.Blackboard.storage.clear()
+        apply_blackboard_defaults(new.document)
+        self.tree = new
+        self.terminated = None
+        self.last_failure = ''
+        self.last_status = Status.INVALID
+        self.on_install(new)
+        self.logger.info(f"running tree '{new.name}' from {new.file}")
+
+    def retire(self, shutdown_timeout: float) -> None:
+        """Destroy stopped trees once their cancels are acknowledged (or the timeout)."""
+        still, now = [], time.monotonic()
+        for tree in self.retiring:
+            tree.retired_at = tree.retired_at or now
+            if tree.outstanding() and now - tree.retired_at < shutdown_timeout:
+                still.append(tree)
+                continue
+            if tree.outstanding():  # e.g. the server died: nobody will ever answer
+                self.logger.error(f"tree '{tree.name}': goal cancels not acknowledged "
+                                  'within shutdown_timeout; releasing it anyway')
+            tree.destroy()
+        self.retiring = still
+
+    # ---- ticking -------------------------------------------------------------------
+
+    def tick_once(self, now: float) -> Optional[TickRecord]:
+        """Tick the tree once (None when there is no tree or it is paused).
+
+        Applies what the blackboard feed stored, ticks through the tree's runner (whose
+        observers get the record), notes a new FAILURE's reason and carries out a
+        Terminate node's request (the tree is halted and ticking stops).
+        """
+        tree = self.tree
+        if tree is None or not self.running:
+            return None
+        tree.feed.apply()
+        record = tree.runner.tick_once(now=now)
+        status = record.root_status
+        if status is Status.FAILURE and status is not self.last_status:
+            self.last_failure = failure_reason(tree.root, ident=tree.built.nodes.path)
+        self.last_status = status
+        request = termination_requested(tree.root)
+        if request is not None:
+            tree.stop()
+            clear_termination(tree.root)
+            self.running = False
+            self.terminated = f'{request.node_name}: {request.status.name.lower()} ' \
+                f'{request.reason}'.strip()
+            self.logger.info(f'tree terminated by {self.terminated}')
+        return record
+
+    def active(self) -> list[str]:
+        """Return the node paths of the running branch, root first."""
+        tree = self.tree
+        return active_path(tree.root, ident=tree.built.nodes.path) if tree else []
+
+    # ---- runtime control -------------------------------------------------------------
+
+    def pause(self) -> None:
+        """Halt the tree (cancelling its goals) and stop ticking."""
+        if self.tree is not None:
+            self.tree.stop()
+        self.running = False
+
+    def resume(self) -> None:
+        """Tick again (the tree restarts from its root; the blackboard is kept)."""
+        self.running = True
+        self.terminated = None
+
+    def reset(self) -> bool:
+        """Halt the tree, restore the initial blackboard and limits; False without a tree."""
+        tree = self.tree
+        if tree is None:
+            return False
+        tree.stop()
+        reset_limits(tree.root)
+        py_trees.blackboard.Blackboard.storage.clear()
+        apply_blackboard_defaults(tree.document)
+        tree.runner.tick_count = 0
+        self.last_failure = ''
+        self.terminated = None
+        self.running = True
+        return True
+
+    def stop_all(self, executor: Any, timeout: float) -> bool:
+        """Halt every tree and spin until goal cancels are acknowledged (bounded).
+
+        Returns:
+            True if every cancel was acknowledged within the timeout.
+        """
+        self.running = False
+        if self.tree is not None:
+            self.tree.stop()
+            self.retiring.append(self.tree)
+            self.tree = None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pending = [f for tree in self.retiring for f in tree.outstanding()]
+            if not pending:
+                break
+            executor.spin_once(timeout_sec=min(0.05, max(0.0, deadline - time.monotonic())))
+        acknowledged = not any(tree.outstanding() for tree in self.retiring)
+        if not acknowledged:
+            self.logger.error(f'some goal cancels were not acknowledged within {timeout} s')
+        for tree in self.retiring:
+            tree.destroy()
+        self.retiring = []
+        return acknowledged
+
+    def release_all(self) -> None:
+        """Halt and release every tree without waiting for anything."""
+        for tree in ([self.tree] if self.tree is not None else []) + self.retiring:
+            tree.stop()
+            tree.destroy()
+        self.tree = None
+        self.retiring = []
+
+
+__all__ = ['LoadedTree', 'TreeHost', 'release']

@@ -1,0 +1,106 @@
+"""Spinning the executive's process: the executor, callback faults, signal wake-ups."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+import traceback
+from typing import Any
+
+from rclpy.executors import SingleThreadedExecutor
+
+
+def make_executor() -> Any:
+    """Return the executor that spins the executive.
+
+    rclpy's EventsExecutor (``rclpy.experimental``) where available: a wake-up costs about
+    a third of the SingleThreadedExecutor's, which is most of an idle executive's CPU.
+    ``BT_EXECUTIVE_EXECUTOR=single`` selects the SingleThreadedExecutor.
+    """
+    if os.environ.get('BT_EXECUTIVE_EXECUTOR', 'events') != 'single':
+        try:
+            from rclpy.experimental import EventsExecutor
+        except ImportError:
+            pass
+        else:
+            return EventsExecutor()
+    return SingleThreadedExecutor()
+
+
+class CallbackFaults:
+    """Log exceptions raised by ROS callbacks (subscriptions, futures, timers, services).
+
+    The executor hands a callback's exception to whoever spins it; the executive logs it and
+    keeps spinning, so one broken callback (a plugin leaf's subscription, say) does not stop
+    the tree or leave goals running. Each distinct error (type and raising line) is logged
+    with its traceback once; repeats are counted, and logged again as one line at 10, 100,
+    1000... occurrences. ``count`` (all of them) is in ~/status as ``callback_errors``.
+    """
+
+    def __init__(self, logger: Any) -> None:
+        self._logger = logger
+        self._seen: dict[tuple[str, str, int], int] = {}
+        self.count = 0
+
+    def report(self, error: BaseException) -> None:
+        """Log ``error`` (just raised by a callback) as described above."""
+        self.count += 1
+        frames = traceback.extract_tb(error.__traceback__)
+        last = frames[-1] if frames else None
+        key = (type(error).__name__, last.filename if last else '', last.lineno if last else 0)
+        times = self._seen[key] = self._seen.get(key, 0) + 1
+        where = f'{key[1]}:{key[2]}' if last else 'unknown'
+        if times == 1:
+            text = ''.join(traceback.format_exception(error)).rstrip()
+            self._logger.error(f'a ROS callback raised {key[0]}: {error} at {where}; the '
+                               f'executive keeps running (logged once)\n{text}')
+        elif math.log10(times).is_integer():
+            self._logger.error(f'a ROS callback raised {key[0]} at {where} {times} times')
+
+
+class SignalWaker:
+    """Wake the executor when a signal arrives, so the main loop can block in spin_once.
+
+    Python runs signal handlers only between bytecodes, never while ``spin_once`` waits
+    in C. ``signal.set_wakeup_fd`` makes the interpreter write each signal to a pipe at
+    once; a thread reading the pipe wakes the executor, which ends the wait, and the
+    handler runs as ``spin_once`` returns.
+    """
+
+    def __init__(self, executor: Any) -> None:
+        self._executor = executor
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._write, False)
+        self._previous = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+        self._thread = threading.Thread(target=self._run, name='signal-waker', daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                data = os.read(self._read, 64)
+            except OSError:
+                return
+            if not data:
+                return
+            if data.strip(b'\xff'):  # signal numbers
+                self._executor.wake()
+            if b'\xff' in data:  # close() asks the thread to end
+                return
+
+    def close(self) -> None:
+        """Restore the previous wakeup fd and end the thread."""
+        signal.set_wakeup_fd(self._previous)
+        os.write(self._write, b'\xff')
+        self._thread.join(timeout=1.0)
+        os.close(self._read)
+        os.close(self._write)
+
+
+class StartInterrupted(BaseException):
+    """A signal arrived while the executive was starting (not an Exception: never caught)."""
+
+
+__all__ = ['CallbackFaults', 'SignalWaker', 'StartInterrupted', 'make_executor']
