@@ -134,11 +134,12 @@ class TreeHost:
         self.terminated: Optional[str] = None
         self.last_failure = ''
         self.last_status = Status.INVALID
+        self._stopped_ticks = 0  # the count of the tree stop_all() released
 
     @property
     def tick_count(self) -> int:
         """Return the ticks of the current tree since it was installed or reset."""
-        return self.tree.runner.tick_count if self.tree is not None else 0
+        return self.tree.runner.tick_count if self.tree is not None else self._stopped_ticks
 
     # ---- loading and swapping --------------------------------------------------------
 
@@ -285,6 +286,7 @@ class TreeHost:
         self.running = False
         if self.tree is not None:
             self.tree.stop()
+            self._stopped_ticks = self.tree.runner.tick_count  # the final status says it
             self.retiring.append(self.tree)
             self.tree = None
         deadline = time.monotonic() + timeout

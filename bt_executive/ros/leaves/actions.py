@@ -1,0 +1,270 @@
+"""The ``Action`` leaf: a ROS action client that follows one goal per run."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Optional
+
+from action_msgs.msg import GoalStatus
+from action_msgs.srv import CancelGoal
+from bt_executive.ros.leaves.common import _seconds, _store, Lookup, RosLeaf, SERVER_POLL_PERIOD
+from bt_executive.ros.leaves.templates import MessageTemplate
+from py_trees.common import Status
+from rclpy.action import ActionClient
+from rclpy.task import Future
+
+
+_STATUS_NAMES = {
+    GoalStatus.STATUS_UNKNOWN: 'unknown',
+    GoalStatus.STATUS_ACCEPTED: 'accepted',
+    GoalStatus.STATUS_EXECUTING: 'executing',
+    GoalStatus.STATUS_CANCELING: 'canceling',
+}
+
+
+class ActionLeaf(RosLeaf):
+    """Send a goal to a ROS action server and wait for the result.
+
+    RUNNING while waiting for the server, the goal response and the result; SUCCESS when
+    the goal succeeded (the result is stored to ``result_key``); FAILURE when the server
+    stays absent for ``server_timeout``, the goal is rejected, aborted or canceled by the
+    server, or no result arrived within ``timeout`` (the goal is then cancelled).
+
+    When the leaf is halted (terminate with INVALID) the active goal is cancelled; a goal
+    whose response has not arrived yet is cancelled as soon as it is accepted. Each run
+    has a generation number: callbacks of earlier runs never touch the current run.
+
+    ROS Action Clients:
+        <server> (the action ``type``): one goal per run; its feedback is stored to
+        ``feedback_key``, its result to ``result_key``; cancelled when the leaf is halted
+    """
+
+    def __init__(self, name: str, *, action_type: type, server: str,
+                 goal: MessageTemplate, lookup: Lookup, result_key: Optional[str] = None,
+                 feedback_key: Optional[str] = None, server_timeout: float = 2.0,
+                 timeout: float = 0.0) -> None:
+        super().__init__(name, kind='Action', lookup=lookup)
+        self.action_type = action_type
+        self.server = server
+        self.server_name = server
+        self.goal = goal
+        self.result_key = result_key
+        self.feedback_key = feedback_key
+        self.server_timeout = server_timeout
+        self.timeout = timeout
+        self.client: Optional[ActionClient] = None
+        self.generation = 0
+        self._cancels: list[Future] = []
+        # goal futures to cancel once answered, each with a future of ours that completes
+        # when that has been done (the goal future itself completes before its callback)
+        self._doomed: list[tuple[Future, Future]] = []
+        self._reset()
+
+    def _reset(self) -> None:
+        self._active = False
+        self._started: Optional[float] = None
+        self._sent_at: Optional[float] = None
+        self._goal_future: Optional[Future] = None
+        self._goal_handle: Any = None
+        self._result_future: Optional[Future] = None
+        self._outcome: Optional[tuple[Status, str, Any]] = None
+
+    def create(self, node: Any) -> None:
+        """Create the action client."""
+        self.server_name = node.resolve_topic_name(self.server)
+        self.client = ActionClient(node, self.action_type, self.server)
+
+    def destroy(self) -> None:
+        """Destroy the action client."""
+        if self.client is not None:
+            self.client.destroy()
+            self.client = None
+        self._cancels.clear()
+        self._doomed.clear()
+
+    def release(self) -> None:
+        """Cancel the active goal (best effort: the request is sent, not awaited)."""
+        self._abandon()
+
+    def outstanding(self) -> list[Future]:
+        """Return pending cancel responses and goal responses that await a cancel.
+
+        A goal halted before its response arrived is represented by a future that
+        completes once the response has been handled (and the cancel sent if the goal
+        was accepted); so keep asking until the list is empty.
+        """
+        self._cancels = [future for future in self._cancels if _pending(future)]
+        return [*self._cancels, *(handled for _goal, handled in self._doomed)]
+
+    def initialise(self) -> None:
+        """Start a new run: forget the previous one."""
+        if self._active:
+            self._abandon()
+        self.generation += 1
+        self._reset()
+
+    def terminate(self, new_status: Status) -> None:
+        """Cancel the goal when halted; callbacks of this run are ignored from now on."""
+        if new_status == Status.INVALID:
+            self._abandon()
+        self._active = False
+        self.generation += 1
+
+    def step(self) -> Status:
+        """Wait for the server, send the goal, then follow it to its result."""
+        now = self.now()
+        if self._started is None:
+            self._started = now
+        if self._goal_future is None:
+            return self._send(now)
+        if self._outcome is not None:
+            status, reason, result = self._outcome
+            self._active = False
+            if status == Status.SUCCESS and self.result_key:
+                try:
+                    _store(self.result_key, result)
+                except Exception as error:  # noqa: B902 - py_trees raises several kinds
+                    return self.fail(f"cannot store the result in '{self.result_key}': "
+                                     f'{error}')
+            self.feedback_message = reason
+            return status
+        if self.timeout > 0 and now - self._sent_at >= self.timeout:
+            self._abandon()
+            return self.fail(f'no result after {_seconds(self.timeout)} s')
+        if self._goal_handle is None:
+            return self.running(f'goal sent to {self.server_name}')
+        return self.running(f'goal active on {self.server_name}')
+
+    def wake_at(self) -> Optional[float]:
+        """Return the next server check or the result deadline while the leaf runs."""
+        if self.status is not Status.RUNNING or self.node is None or self._started is None:
+            return None
+        if self._goal_future is None:
+            return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
+        if self._outcome is None and self.timeout > 0:
+            return self._sent_at + self.timeout
+        return None
+
+    def _send(self, now: float) -> Status:
+        if not self.client.server_is_ready():
+            if now - self._started >= self.server_timeout:
+                return self.fail(f"action server '{self.server_name}' not available after "
+                                 f'{_seconds(self.server_timeout)} s')
+            return self.running(f'waiting for action server {self.server_name}')
+        try:
+            goal = self.goal.build(self.lookup)
+        except ValueError as error:
+            return self.fail(str(error))
+        generation = self.generation
+        future = self.client.send_goal_async(
+            goal, feedback_callback=functools.partial(self._on_feedback, generation))
+        self._goal_future = future
+        self._sent_at = now
+        self._active = True
+        future.add_done_callback(functools.partial(self._on_goal_response, generation))
+        return self.running(f'goal sent to {self.server_name}')
+
+    def _abandon(self) -> None:
+        """Cancel the run's goal now, or as soon as it is accepted; end the run."""
+        if not self._active:
+            return
+        self._active = False
+        if self.client is None:
+            return
+        if self._goal_handle is not None:
+            if self._goal_handle.accepted and not (self._result_future is not None
+                                                   and self._result_future.done()):
+                self._cancel(self._goal_handle)
+        elif self._goal_future is not None:
+            self._doomed.append((self._goal_future, Future()))
+
+    def _cancel(self, goal_handle: Any, *, follow: bool = False) -> None:
+        """Request a cancel; with ``follow``, also request the result nobody asked for.
+
+        Asking for the result lets the client drop the goal's feedback callback once the
+        goal ends (rclpy only forgets it when a result arrives).
+        """
+        if self.client is None:
+            return
+        future = goal_handle.cancel_goal_async()
+        self._cancels.append(future)
+        future.add_done_callback(self._on_cancel_response)
+        if follow:
+            goal_handle.get_result_async()
+
+    # -- callbacks (run on the executor thread, between ticks) ----------------------
+
+    def _on_goal_response(self, generation: int, future: Future) -> None:
+        error = future.exception()
+        goal_handle = None if error is not None else future.result()
+        handled = [entry for entry in self._doomed if entry[0] is future]
+        if handled:
+            self._doomed = [entry for entry in self._doomed if entry[0] is not future]
+            if goal_handle is not None and goal_handle.accepted:
+                self._cancel(goal_handle, follow=True)
+            handled[0][1].set_result(goal_handle)
+            return
+        if generation != self.generation:
+            # Every run that ends before its goal response dooms the goal, so this is an
+            # orphan nobody follows: never leave it running on the robot.
+            if goal_handle is not None and goal_handle.accepted:
+                self._cancel(goal_handle, follow=True)
+            return
+        if goal_handle is None:
+            self._outcome = (Status.FAILURE, f'sending the goal to {self.server_name} '
+                             f'failed: {error}', None)
+            self.wake()
+            return
+        self._goal_handle = goal_handle
+        if not goal_handle.accepted:
+            self._outcome = (Status.FAILURE, f'goal rejected by {self.server_name}', None)
+            self.wake()
+            return
+        self._result_future = goal_handle.get_result_async()
+        self._result_future.add_done_callback(functools.partial(self._on_result, generation))
+
+    def _on_result(self, generation: int, future: Future) -> None:
+        if generation != self.generation:
+            return
+        self.wake()
+        error = future.exception()
+        if error is not None:
+            self._outcome = (Status.FAILURE, f'getting the result failed: {error}', None)
+            return
+        response = future.result()
+        status = response.status
+        if status == GoalStatus.STATUS_SUCCEEDED:
+            self._outcome = (Status.SUCCESS, f'goal succeeded on {self.server_name}',
+                             response.result)
+        elif status == GoalStatus.STATUS_ABORTED:
+            self._outcome = (Status.FAILURE, 'goal aborted', response.result)
+        elif status == GoalStatus.STATUS_CANCELED:
+            self._outcome = (Status.FAILURE, 'goal canceled by the server', response.result)
+        else:
+            name = _STATUS_NAMES.get(status, str(status))
+            self._outcome = (Status.FAILURE, f'goal ended with status {name}', None)
+
+    def _on_feedback(self, generation: int, message: Any) -> None:
+        if generation != self.generation or not self.feedback_key:
+            return
+        try:
+            _store(self.feedback_key, message.feedback)
+            self.wake()
+        except Exception as error:  # noqa: B902 - a bad key must not break the executor
+            if self.node is not None:
+                self.node.get_logger().warning(
+                    f"{self.name}: cannot store feedback in '{self.feedback_key}': {error}")
+
+    def _on_cancel_response(self, future: Future) -> None:
+        if self.node is None or future.exception() is not None:
+            return
+        code = future.result().return_code
+        if code not in (CancelGoal.Response.ERROR_NONE,
+                        CancelGoal.Response.ERROR_GOAL_TERMINATED):
+            self.node.get_logger().warning(
+                f'{self.name}: {self.server_name} refused to cancel a goal (code {code})')
+
+
+def _pending(future: Future) -> bool:
+    """Tell whether a future is still waiting for its answer."""
+    return not future.done() and not future.cancelled()

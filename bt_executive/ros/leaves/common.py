@@ -1,0 +1,152 @@
+"""What every ROS leaf shares: the :class:`RosLeaf` base, constants and small helpers."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import py_trees
+from py_trees.common import Status
+from rclpy.task import Future
+
+Lookup = Callable[[str], Any]
+
+#: Messages WaitForMessage keeps between two ticks; older ones are dropped.
+MAX_PENDING_MESSAGES = 100
+
+#: Seconds between checks for an absent action or service server (event-driven ticking
+#: has no event for a server appearing, so a waiting leaf asks to be ticked this often).
+SERVER_POLL_PERIOD = 0.1
+
+
+def _seconds(value: float) -> str:
+    """Format a configured duration: one decimal unless more are needed (2.0, 0.25)."""
+    text = f'{value:.1f}'
+    return text if abs(float(text) - value) < 1e-9 else f'{value:g}'
+
+
+def _store(key: str, value: Any) -> None:
+    """Write a value to a root blackboard key (dots set a field of a stored value)."""
+    py_trees.blackboard.Blackboard.set('/' + key, value)
+
+
+def _lookup_with(name: str, value: Any, lookup: Lookup) -> Lookup:
+    """Return a lookup that maps ``name`` to ``value`` and everything else to ``lookup``."""
+    def read(key: str) -> Any:
+        if key == name:
+            return value
+        return lookup(key)
+    return read
+
+
+class RosLeaf(py_trees.behaviour.Behaviour):
+    """Base of the ROS leaves: node handling, shutdown, the node clock.
+
+    Subclasses implement :meth:`create` (make ROS entities on the node), :meth:`destroy`
+    (release them) and :meth:`step` (the update once set up).
+
+    Args:
+        name: the behaviour's name
+        kind: the node type, used in messages (``Action``, ``Service``, ...)
+        lookup: reads a root blackboard key (KeyError when unset)
+    """
+
+    def __init__(self, name: str, *, kind: str, lookup: Lookup) -> None:
+        super().__init__(name=name)
+        self.kind = kind
+        self.lookup = lookup
+        self.node: Any = None
+        self.is_shut_down = False
+        self._request_tick: Optional[Callable[[], None]] = None
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def setup(self, **kwargs: Any) -> None:
+        """Create the leaf's ROS entities on ``kwargs['node']``.
+
+        Raises:
+            RuntimeError: if no node is given.
+        """
+        node = kwargs.get('node')
+        if node is None:
+            raise RuntimeError(f"{self.kind} leaf '{self.name}' needs the ROS node: "
+                               'call setup(node=<rclpy node>)')
+        if self.node is not None:
+            self.destroy()
+        self.node = node
+        self.is_shut_down = False
+        self._request_tick = getattr(node, 'request_tick', None)
+        self.create(node)
+
+    def shutdown(self) -> None:
+        """Destroy every ROS entity the leaf created (safe to call more than once)."""
+        if self.node is not None:
+            try:
+                self.release()
+            finally:
+                self.destroy()
+                self.node = None
+        self.is_shut_down = True
+
+    def update(self) -> Status:
+        """Check the leaf can run, then do one step."""
+        if self.is_shut_down:
+            self.feedback_message = 'leaf shut down'
+            return Status.FAILURE
+        if self.node is None:
+            self.feedback_message = (f'{self.kind} leaf not set up: call setup(node=...) '
+                                     'before ticking')
+            return Status.FAILURE
+        return self.step()
+
+    def outstanding(self) -> list[Future]:
+        """Return the futures the executive should await before destroying the tree."""
+        return []
+
+    def wake(self, *_: Any) -> None:
+        """Ask the executive to tick soon: something this leaf waits for happened.
+
+        Used by event-driven ticking (the node's ``request_tick``); a no-op on a node
+        without one. Accepts and ignores callback arguments.
+        """
+        request = self._request_tick
+        if request is not None:
+            request()
+
+    def wake_at(self) -> Optional[float]:
+        """Return the node-clock time at which this leaf must be ticked again, if any."""
+        return None
+
+    # -- for subclasses -------------------------------------------------------------
+
+    def create(self, node: Any) -> None:
+        """Create ROS entities on ``node``."""
+
+    def destroy(self) -> None:
+        """Destroy the ROS entities made by :meth:`create`."""
+
+    def release(self) -> None:
+        """Give up work in flight before the entities are destroyed (best effort)."""
+
+    def step(self) -> Status:
+        """Do the work of one tick (the node is set)."""
+        raise NotImplementedError
+
+    def now(self) -> float:
+        """Return the node clock in seconds (ROS time when use_sim_time is set).
+
+        On the executive this is its ``now_seconds()``: the tick's time during a tick.
+        """
+        now_seconds = getattr(self.node, 'now_seconds', None)
+        if now_seconds is not None:
+            return now_seconds()
+        return self.node.get_clock().now().nanoseconds * 1e-9
+
+    def fail(self, reason: str) -> Status:
+        """Return FAILURE with ``reason`` as feedback."""
+        self.feedback_message = reason
+        return Status.FAILURE
+
+    def running(self, text: str) -> Status:
+        """Return RUNNING with a progress text."""
+        self.feedback_message = text
+        return Status.RUNNING

@@ -1,0 +1,58 @@
+"""The ``Publish`` leaf: one message per tick on a topic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bt_executive.ros.leaves.common import Lookup, RosLeaf
+from bt_executive.ros.leaves.templates import MessageTemplate
+from bt_executive.ros.subscriptions import qos_profile
+from py_trees.common import Status
+
+
+class PublishLeaf(RosLeaf):
+    """Publish one message built from literals and blackboard values; SUCCESS.
+
+    ROS Publishers:
+        <topic> (the message ``type``, ``qos``): one message per tick
+    """
+
+    def __init__(self, name: str, *, msg_type: type, topic: str, qos: str,
+                 fields: MessageTemplate, lookup: Lookup) -> None:
+        super().__init__(name, kind='Publish', lookup=lookup)
+        self.msg_type = msg_type
+        self.topic = topic
+        self.topic_name = topic
+        self.qos = qos
+        self.fields = fields
+        self.publisher: Any = None
+        self._static_message: Any = None  # built once when the fields read nothing
+
+    def create(self, node: Any) -> None:
+        """Create the publisher."""
+        self.publisher = node.create_publisher(self.msg_type, self.topic,
+                                               qos_profile(self.qos))
+        self.topic_name = self.publisher.topic_name
+
+    def destroy(self) -> None:
+        """Destroy the publisher."""
+        if self.publisher is not None:
+            self.node.destroy_publisher(self.publisher)
+            self.publisher = None
+
+    def step(self) -> Status:
+        """Build and publish the message."""
+        msg = self._static_message
+        if msg is None:
+            try:
+                msg = self.fields.build(self.lookup)
+            except ValueError as error:
+                return self.fail(str(error))
+            if self.fields.is_static:  # publishing never changes the message
+                self._static_message = msg
+        try:
+            self.publisher.publish(msg)
+        except Exception as error:  # noqa: B902 - rclpy raises several kinds
+            return self.fail(f'publishing on {self.topic_name} failed: {error}')
+        self.feedback_message = f'published on {self.topic_name}'
+        return Status.SUCCESS

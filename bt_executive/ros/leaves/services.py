@@ -1,0 +1,129 @@
+"""The ``Service`` leaf: a ROS service client, one call per run."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from bt_executive.core.expressions import EvaluationError, Expression
+from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, RosLeaf, \
+    SERVER_POLL_PERIOD
+from bt_executive.ros.leaves.templates import MessageTemplate
+from py_trees.common import Status
+from rclpy.task import Future
+
+
+class ServiceLeaf(RosLeaf):
+    """Call a ROS service; SUCCESS when the response passes the ``success`` test.
+
+    FAILURE when the service stays absent for ``server_timeout``, no response arrives
+    within ``timeout`` (0 waits forever; the request is then dropped from the client, so
+    late responses never pile up), the request cannot be built or the success test is
+    false or cannot be evaluated. The response is stored to ``response_key`` before the
+    success test, so the tree can inspect a failed response. Each run polls only its own
+    request's future, so a late answer to an earlier run cannot affect it.
+
+    ROS Service Clients:
+        <service> (the service ``type``): one call per run; the response is stored to
+        ``response_key``
+    """
+
+    def __init__(self, name: str, *, service_type: type, service: str,
+                 request: MessageTemplate, success: Expression, lookup: Lookup,
+                 response_key: Optional[str] = None, server_timeout: float = 2.0,
+                 timeout: float = 5.0) -> None:
+        super().__init__(name, kind='Service', lookup=lookup)
+        self.service_type = service_type
+        self.service = service
+        self.service_name = service
+        self.request = request
+        self.success = success
+        self.response_key = response_key
+        self.server_timeout = server_timeout
+        self.timeout = timeout
+        self.client: Any = None
+        self._future: Optional[Future] = None
+        self._started: Optional[float] = None
+        self._sent_at: Optional[float] = None
+
+    def create(self, node: Any) -> None:
+        """Create the service client."""
+        self.client = node.create_client(self.service_type, self.service)
+        self.service_name = self.client.service_name
+
+    def destroy(self) -> None:
+        """Destroy the service client."""
+        if self.client is not None:
+            self._drop()
+            self.node.destroy_client(self.client)
+            self.client = None
+
+    def initialise(self) -> None:
+        """Start a new run."""
+        self._drop()
+        self._started = None
+        self._sent_at = None
+
+    def terminate(self, new_status: Status) -> None:
+        """Drop a request still waiting for its response."""
+        self._drop()
+
+    def _drop(self) -> None:
+        if self._future is not None and self.client is not None and not self._future.done():
+            self.client.remove_pending_request(self._future)
+        self._future = None
+
+    def step(self) -> Status:
+        """Wait for the service, call it, then check the response."""
+        now = self.now()
+        if self._started is None:
+            self._started = now
+        if self._future is None:
+            if not self.client.service_is_ready():
+                if now - self._started >= self.server_timeout:
+                    return self.fail(f"service '{self.service_name}' not available after "
+                                     f'{_seconds(self.server_timeout)} s')
+                return self.running(f'waiting for service {self.service_name}')
+            try:
+                request = self.request.build(self.lookup)
+            except ValueError as error:
+                return self.fail(str(error))
+            self._future = self.client.call_async(request)
+            self._future.add_done_callback(self.wake)
+            self._sent_at = now
+            return self.running(f'called {self.service_name}')
+        if not self._future.done():
+            if self.timeout > 0 and now - self._sent_at >= self.timeout:
+                self._drop()
+                return self.fail(f"no response from '{self.service_name}' after "
+                                 f'{_seconds(self.timeout)} s')
+            return self.running(f'waiting for the response of {self.service_name}')
+        future, self._future = self._future, None
+        error = future.exception()
+        if error is not None:
+            return self.fail(f'calling {self.service_name} failed: {error}')
+        response = future.result()
+        if self.response_key:
+            try:
+                _store(self.response_key, response)
+            except Exception as error:  # noqa: B902 - py_trees raises several kinds
+                return self.fail(f"cannot store the response in '{self.response_key}': "
+                                 f'{error}')
+        try:
+            passed = self.success.evaluate(_lookup_with('response', response, self.lookup))
+        except EvaluationError as error:
+            return self.fail(f'cannot evaluate the success test {self.success}: '
+                             f'{error.message}')
+        if not passed:
+            return self.fail(f'response failed success test: {self.success}')
+        self.feedback_message = f'{self.service_name} succeeded'
+        return Status.SUCCESS
+
+    def wake_at(self) -> Optional[float]:
+        """Return the next service check or the response deadline while the leaf runs."""
+        if self.status is not Status.RUNNING or self.node is None or self._started is None:
+            return None
+        if self._future is None:
+            return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
+        if self.timeout > 0 and self._sent_at is not None:
+            return self._sent_at + self.timeout
+        return None

@@ -1,0 +1,231 @@
+"""The ``TopicAction`` leaf: a goal run over plain topics (publish, follow, cancel)."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any, Optional
+
+from bt_executive.core.expressions import EvaluationError, Expression
+from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
+    MAX_PENDING_MESSAGES, RosLeaf
+from bt_executive.ros.leaves.templates import MessageTemplate
+from bt_executive.ros.subscriptions import qos_profile
+from py_trees.common import Status
+from rclpy.event_handler import PublisherEventCallbacks
+
+
+class TopicActionLeaf(RosLeaf):
+    """Run a goal over plain topics: publish it, follow a status topic, cancel on halt.
+
+    For robots (and the built-in sim) whose goal interface is topics rather than a ROS
+    action. The goal is published once a subscriber is connected (else FAILURE after
+    ``server_timeout``); if ``stamp_field`` names a time field of the goal it is set to
+    the node clock, which makes the goal identifiable in status messages. Each status
+    message (``msg``) that satisfies ``match`` (may also read ``goal``, the sent goal) is
+    tested: ``succeeded`` -> SUCCESS, ``failed`` -> FAILURE, otherwise RUNNING. When the
+    leaf is halted while its goal runs, or ``timeout`` passes, the ``cancel`` message is
+    published on ``cancel_topic``; the ``cancel`` fields may read ``goal`` (the sent goal),
+    so a cancel names the goal it is for.
+
+    ROS Publishers:
+        <goal_topic> (``goal_type``, reliable): the goal, once per run
+        <cancel_topic> (``cancel_type``, reliable): the cancel message; only when
+        ``cancel_topic`` is set
+
+    ROS Subscribers:
+        <status_topic> (``status_type``, ``status_qos``): status messages, kept while a
+        goal runs (at most :data:`MAX_PENDING_MESSAGES` between two ticks); each
+        matching one is stored to ``status_key``
+    """
+
+    def __init__(self, name: str, *, goal: MessageTemplate, goal_topic: str,
+                 status_type: type, status_topic: str, status_qos: str,
+                 match: '_Named', succeeded: '_Named', failed: '_Named',
+                 cancel: Optional[MessageTemplate], cancel_topic: Optional[str],
+                 stamp_field: Optional[str], status_key: Optional[str],
+                 server_timeout: float, timeout: float, lookup: Lookup) -> None:
+        super().__init__(name, kind='TopicAction', lookup=lookup)
+        self.goal = goal
+        self.goal_topic = goal_topic
+        self.status_type = status_type
+        self.status_topic = status_topic
+        self.status_qos = status_qos
+        self.match = match
+        self.succeeded = succeeded
+        self.failed = failed
+        self.cancel = cancel
+        self.cancel_topic = cancel_topic
+        self.stamp_field = stamp_field
+        self.status_key = status_key
+        self.server_timeout = server_timeout
+        self.timeout = timeout
+        self.goal_publisher: Any = None
+        self.cancel_publisher: Any = None
+        self.subscription: Any = None
+        self._statuses: collections.deque = collections.deque(maxlen=MAX_PENDING_MESSAGES)
+        self._sent: Any = None
+        self._started = 0.0
+        self._sent_at = 0.0
+
+    def create(self, node: Any) -> None:
+        """Create the goal and cancel publishers and the status subscription."""
+        # a server appearing or going away is an event for event-driven ticking
+        self.goal_publisher = node.create_publisher(
+            self.goal.msg_class, self.goal_topic, qos_profile('reliable'),
+            event_callbacks=PublisherEventCallbacks(matched=self.wake))
+        if self.cancel is not None and self.cancel_topic:
+            self.cancel_publisher = node.create_publisher(
+                self.cancel.msg_class, self.cancel_topic, qos_profile('reliable'))
+        self.subscription = node.create_subscription(
+            self.status_type, self.status_topic, self._on_status,
+            qos_profile(self.status_qos))
+
+    def destroy(self) -> None:
+        """Destroy the publishers and the subscription."""
+        for entity, destroy in ((self.goal_publisher, self.node.destroy_publisher),
+                                (self.cancel_publisher, self.node.destroy_publisher),
+                                (self.subscription, self.node.destroy_subscription)):
+            if entity is not None:
+                destroy(entity)
+        self.goal_publisher = self.cancel_publisher = self.subscription = None
+
+    def release(self) -> None:
+        """Cancel a goal still running when the leaf is shut down."""
+        self._send_cancel()
+
+    def _on_status(self, msg: Any) -> None:
+        if self._sent is not None:
+            self._statuses.append(msg)
+            if self.status_key or self._decides(msg):
+                self.wake()
+
+    def _decides(self, msg: Any) -> bool:
+        """Tell whether a status message ends the goal (or cannot be evaluated)."""
+        try:
+            lookup = _lookup_with('goal', self._sent, _lookup_with('msg', msg, self.lookup))
+            return bool(self.match(lookup) and (self.failed(lookup) or self.succeeded(lookup)))
+        except EvaluationError:
+            return True
+
+    def wake_at(self) -> Optional[float]:
+        """Return the subscriber-wait or result deadline while the leaf runs."""
+        if self.status is not Status.RUNNING or self.node is None:
+            return None
+        if self._sent is None:
+            return self._started + self.server_timeout
+        if self.timeout > 0:
+            return self._sent_at + self.timeout
+        return None
+
+    def initialise(self) -> None:
+        """Start a new run."""
+        self._sent = None
+        self._statuses.clear()
+        self._started = self.now() if self.node is not None else 0.0
+
+    def terminate(self, new_status: Status) -> None:
+        """Publish the cancel message when halted while the goal runs."""
+        if new_status is Status.INVALID:
+            self._send_cancel()
+        self._sent = None
+        self._statuses.clear()
+
+    def _send_cancel(self) -> None:
+        if self._sent is None or self.cancel_publisher is None:
+            return
+        try:
+            self.cancel_publisher.publish(
+                self.cancel.build(_lookup_with('goal', self._sent, self.lookup)))
+        except ValueError as error:
+            self.node.get_logger().error(f'{self.name}: cannot cancel: {error}')
+        self._sent = None
+
+    def step(self) -> Status:
+        """Send the goal, then follow the status messages."""
+        now = self.now()
+        if self._sent is None:
+            return self._send(now)
+        if self.timeout > 0 and now - self._sent_at >= self.timeout:
+            self._send_cancel()
+            return self.fail(f'no result after {_seconds(self.timeout)} s')
+        if not self._statuses and self.goal_publisher.get_subscription_count() == 0:
+            self._sent = None
+            return self.fail(f"lost the goal's subscriber on '{self.goal_publisher.topic_name}'"
+                             ' (the server went away)')
+        while self._statuses:
+            msg = self._statuses.popleft()
+            try:
+                lookup = _lookup_with('goal', self._sent, _lookup_with('msg', msg, self.lookup))
+                if not self.match(lookup):
+                    continue
+                if self.status_key:
+                    _store(self.status_key, msg)
+                if self.failed(lookup):
+                    self._sent = None
+                    return self.fail(f'goal failed: {self.failed.text} '
+                                     f'({_describe_status(msg)})')
+                if self.succeeded(lookup):
+                    self._sent = None
+                    self.feedback_message = f'goal succeeded on {self.status_topic}'
+                    return Status.SUCCESS
+            except EvaluationError as error:
+                return self.fail(f'cannot evaluate the status: {error.message}')
+        return self.running(f'goal running on {self.goal_topic}')
+
+    def _send(self, now: float) -> Status:
+        if self.goal_publisher.get_subscription_count() == 0:
+            if now - self._started >= self.server_timeout:
+                return self.fail(f"nobody subscribes to '{self.goal_publisher.topic_name}' "
+                                 f'after {_seconds(self.server_timeout)} s')
+            return self.running(f'waiting for a subscriber on {self.goal_topic}')
+        try:
+            goal = self.goal.build(self.lookup)
+            if self.stamp_field:
+                _set_field(goal, self.stamp_field, self.node.get_clock().now().to_msg())
+        except ValueError as error:
+            return self.fail(str(error))
+        self._statuses.clear()
+        self._sent = goal
+        self._sent_at = now
+        self.goal_publisher.publish(goal)
+        return self.running(f'goal sent on {self.goal_topic}')
+
+
+def _set_field(message: Any, path: str, value: Any) -> None:
+    """Set a nested field given as a dotted path (validated when the file loads)."""
+    parts = path.split('.')
+    for part in parts[:-1]:
+        message = getattr(message, part)
+    setattr(message, parts[-1], value)
+
+
+def _describe_status(msg: Any) -> str:
+    status = getattr(msg, 'status', None)
+    return f'status {status}' if status is not None else type(msg).__name__
+
+
+class _Named:
+    """An expression callable on a lookup that remembers its text for messages."""
+
+    def __init__(self, expression: Expression) -> None:
+        self.expression = expression
+        self.text = str(expression)
+
+    def __call__(self, lookup: Lookup) -> Any:
+        return self.expression.evaluate(lookup)
+
+
+def _check_time_field(msg_class: type, path: str) -> None:
+    """Check that ``path`` names a builtin_interfaces/Time field of the message.
+
+    Raises:
+        ValueError: if it does not.
+    """
+    current: Any = msg_class()
+    for part in path.split('.'):
+        if not hasattr(current, 'get_fields_and_field_types') \
+                or part not in current.get_fields_and_field_types():
+            raise ValueError(f"stamp_field '{path}': no field '{part}'")
+        current = getattr(current, part)
+    if type(current).__name__ != 'Time':
+        raise ValueError(f"stamp_field '{path}' is not a builtin_interfaces/msg/Time field")
