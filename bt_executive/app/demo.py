@@ -18,6 +18,7 @@ import time
 from typing import Any, Optional, TextIO
 
 from bt_executive.app import bringup
+from bt_executive.viewers.watch import format_duration
 
 CLEAR = '\x1b[H\x1b[J'
 
@@ -111,7 +112,7 @@ def summary(observed: Observed, elapsed: float) -> str:
         f'  goals cancelled      {observed.goals_cancelled}',
         f'  goals aborted        {observed.goals_aborted}',
         f"  ticks                {observed.status.get('tick_count', 0)}",
-        f'  wall time            {elapsed:.1f} s',
+        f'  wall time            {format_duration(elapsed)}',
     ])
 
 
@@ -140,13 +141,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
     """Run the patrol demo; return the exit code (0 when the laps were completed)."""
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
-    import rclpy
-    from rclpy.context import Context
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-
-    from action_msgs.msg import GoalStatus
-    from std_msgs.msg import String
+    from bt_executive.ros.listener import SnapshotListener
 
     live = out.isatty() if live is None else live
     share = package_share()
@@ -160,21 +155,13 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
     processes: list[tuple[str, subprocess.Popen]] = []
     logs = tempfile.mkdtemp(prefix='bt_executive_demo_')
     print(f'demo: node logs in {logs}', file=out, flush=True)
-    context = Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node('bt_executive_demo', context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(node)
     observed = Observed()
-    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-    prefix = f"/{namespace.strip('/')}" if namespace.strip('/') else ''
-    node.create_subscription(String, f'{prefix}/bt_executive/status',
-                             lambda msg: observed.on_status(msg.data), latched)
-    node.create_subscription(String, f'{prefix}/sim_state',
-                             lambda msg: observed.on_robot(msg.data), latched)
-    node.create_subscription(GoalStatus, f'{prefix}/navigate/status',
-                             lambda msg: observed.on_goal_status(msg.status), 10)
+    # the listener's node lives in the executive's namespace: relative names resolve there
+    listener = SnapshotListener(namespace, on_status=observed.on_status,
+                                name='bt_executive_demo')
+    listener.subscribe('sim_state', lambda msg: observed.on_robot(msg.data))
+    listener.subscribe('navigate/status', lambda msg: observed.on_goal_status(msg.status),
+                       msg_type='action_msgs/msg/GoalStatus', depth=10, latched=False)
     started = time.monotonic()
     interrupted = []
     previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
@@ -188,7 +175,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
                     argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)))
         last_draw = 0.0
         while not interrupted:
-            executor.spin_once(timeout_sec=0.1)
+            listener.spin_once(timeout_sec=0.1)
             now = time.monotonic()
             dead = [(name, p.returncode) for name, p in processes if p.poll() is not None]
             if dead:
@@ -199,7 +186,8 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
             if observed.blackboard.get('laps', 0) >= laps:
                 break
             if now - started > timeout:
-                print(f'demo: {laps} laps not completed within {timeout:.0f} s', file=out)
+                print(f'demo: {laps} laps not completed within {format_duration(timeout)}',
+                      file=out)
                 code = 1
                 break
             if now - last_draw >= (0.25 if live else 5.0) and observed.updates:
@@ -211,10 +199,8 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         signal.signal(signal.SIGINT, previous)
         for name, process in reversed(processes):  # the executive first: it cancels goals
             _stop(process, name, 10.0, out)
-        executor.spin_once(timeout_sec=0.1)
-        executor.shutdown()
-        node.destroy_node()
-        context.try_shutdown()
+        listener.spin_once(timeout_sec=0.1)
+        listener.close()
     if final_view:
         print(final_view, file=out)
     print(summary(observed, time.monotonic() - started), file=out, flush=True)

@@ -1,16 +1,24 @@
 """``bt-executive watch``: the live tree of a running executive, in a terminal.
 
-Subscribes to the executive's latched ``~/snapshot`` topic and redraws the screen in
-place with plain ANSI sequences (works over ssh; no curses): the tree with status marks
-and colours, the active path in bold, failure reasons, the selected blackboard keys and
-tick statistics. A new tree (revision) or a restarted executive (session) redraws the
-whole screen; while nothing arrives it says what it is waiting for.
+Subscribes to the executive's latched ``~/snapshot`` topic and shows it with ``rich``
+(ANSI sequences only: works over ssh; no curses): the tree with status marks and
+colours, the active path in bold, failure reasons, the selected blackboard keys and tick
+statistics. The live view (``rich.live.Live``) takes the terminal's alternate screen and
+redraws all of it, on every snapshot and twice a second; on exit the terminal comes
+back with the last frame printed below what was there. It follows tree swaps and
+executive restarts; while nothing arrives it says what it is waiting for. Column widths
+are rich's: CJK names and emoji take their two cells, long lines end in an ellipsis.
 
-The frame rendering (:func:`render_frame`) needs no ROS; :func:`run` imports rclpy.
+Without a terminal it still redraws in place (e.g. ``ssh host bt-executive watch``
+without ``-t``), without colours; ``--once`` prints one plain frame instead.
+
+The frame rendering (:func:`frame`, :func:`render_frame`) needs no ROS; :func:`run`
+listens through :class:`bt_executive.ros.listener.SnapshotListener`.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -19,25 +27,32 @@ import signal
 import sys
 import time
 from typing import Any, Optional, TextIO
-import uuid
+
+from bt_executive.ros.listener import topic_name
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.live import Live
+from rich.segment import Segment
+from rich.text import Text
+from rich.tree import Tree
 
 SNAPSHOT_PREFIX = 'bt_executive/snapshot/'
 _ANSI = re.compile(r'\x1b\[[0-9;?]*[A-Za-z]')
+_CONTROL = re.compile(r'[\x00-\x1f\x7f-\x9f]')
 
 _MARKS = {'SUCCESS': '\u2714', 'FAILURE': '\u2718', 'RUNNING': '\u25b6', 'INVALID': '\u00b7'}
 _ASCII_MARKS = {'SUCCESS': '+', 'FAILURE': 'x', 'RUNNING': '>', 'INVALID': '-'}
-_BRANCHES = ('\u251c\u2500 ', '\u2514\u2500 ', '\u2502  ', '   ')
-_ASCII_BRANCHES = ('|- ', '`- ', '|  ', '   ')
-_COLOURS = {'SUCCESS': '32', 'FAILURE': '31', 'RUNNING': '33', 'INVALID': '2'}
-BOLD, DIM, RED, CYAN = '1', '2', '31', '36'
+#: rich tree guides (space, continue, fork, end), three columns wide
+_GUIDES = ('   ', '\u2502  ', '\u251c\u2500 ', '\u2514\u2500 ')
+_ASCII_GUIDES = ('   ', '|  ', '|- ', '`- ')
+_COLOURS = {'SUCCESS': 'green', 'FAILURE': 'red', 'RUNNING': 'yellow', 'INVALID': 'dim'}
+BOLD, DIM, RED, CYAN = 'bold', 'dim', 'red', 'cyan'
+#: the width of a frame without a width limit (``--once`` into a pipe or a file)
+_UNLIMITED = 1 << 16
 
 
-def topic_name(namespace: str = '', node: str = 'bt_executive') -> str:
-    """Return the snapshot topic of the executive ``node`` in ``namespace``."""
-    if node.startswith('/'):
-        return node.rstrip('/') + '/snapshot'
-    namespace = namespace.strip('/')
-    return f'/{namespace}/{node}/snapshot' if namespace else f'/{node}/snapshot'
+def format_duration(value: float) -> str:
+    """Format a duration for people: ``0.4 s``, ``3 s``, ``9.5 s``, ``12 s``."""
+    return f'{value:.0f} s' if value >= 10 or value == int(value) else f'{value:.1f} s'
 
 
 def strip_ansi(text: str) -> str:
@@ -45,64 +60,100 @@ def strip_ansi(text: str) -> str:
     return _ANSI.sub('', text)
 
 
-Segment = tuple[str, str]  # (text, SGR parameters or '')
+Segments = list[tuple[str, str]]  # (text, rich style or '')
 
 
-def _line(segments: list[Segment], width: Optional[int], color: bool,
-          ellipsis: str = '\u2026') -> str:
-    """Join segments into one line cut to ``width`` columns, with colours if wanted."""
-    out, used = [], 0
-    for text, style in segments:
-        if width is not None and used + len(text) > width:
-            room = width - used
-            text = text[:room - len(ellipsis)] + ellipsis[:room] if room > 0 else ''
-        used += len(text)
-        if not text:
-            continue
-        out.append(f'\x1b[{style}m{text}\x1b[0m' if color and style else text)
-        if width is not None and used >= width:
-            break
-    return ''.join(out)
+def _row(segments: Segments) -> Text:
+    """Build one line of text; control characters from the snapshot become spaces."""
+    text = Text(no_wrap=True, overflow='crop')
+    for part, style in segments:
+        text.append(_CONTROL.sub(' ', part), style or None)
+    return text
 
 
-def _seconds(value: float) -> str:
-    return f'{value:.0f} s' if value >= 10 or value == int(value) else f'{value:.1f} s'
+class _Line:
+    """One line of text, cut to the width it is given with an ellipsis (never wrapped)."""
+
+    def __init__(self, text: Text, ellipsis: str) -> None:
+        self.text = text
+        self.ellipsis = ellipsis
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        text = self.text
+        if text.cell_len > width:
+            text = text.copy()
+            text.truncate(max(0, width - len(self.ellipsis)), overflow='crop')
+            text.rstrip()  # also the space that stands in for half a wide character
+            style = text.get_style_at_offset(console, len(text) - 1) if len(text) else ''
+            text.append(self.ellipsis[:width], style)
+        yield text
+
+
+class _NodeTree(Tree):
+    """A rich tree drawn with three-column guides (the ASCII set with ``ascii_only``)."""
+
+    def __init__(self, label: RenderableType, *, ascii_only: bool) -> None:
+        super().__init__(label, style='none', guide_style=DIM)
+        guides = _ASCII_GUIDES if ascii_only else _GUIDES
+        self.ASCII_GUIDES = guides
+        self.TREE_GUIDES = [guides, guides, guides]
+
+
+class _Frame:
+    """Renderables stacked into lines, each line cut to the width (no wrapping).
+
+    Args:
+        parts: the renderables, top to bottom
+        height: the most lines shown (None: all)
+    """
+
+    def __init__(self, parts: list[RenderableType], height: Optional[int] = None) -> None:
+        self.parts = parts
+        self.height = height
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        lines = console.render_lines(Group(*self.parts), options.update(height=None),
+                                     pad=False, new_lines=False)
+        for index, line in enumerate(lines[:self.height]):
+            if index:
+                yield Segment.line()
+            yield from Segment.adjust_line_length(line, width, pad=False)
 
 
 def _value(value: Any) -> str:
     return json.dumps(value, separators=(', ', ': '), ensure_ascii=False)
 
 
-def _tree_lines(snapshot: dict[str, Any], *, ascii_only: bool, fold: int
-                ) -> list[list[Segment]]:
-    """Render the tree, one list of segments per node.
+def _tree_entries(snapshot: dict[str, Any], *, ascii_only: bool, fold: int
+                  ) -> list[tuple[int, Text]]:
+    """Return the tree's lines as ``(depth, label)`` in drawing order.
 
     ``fold`` 0 shows everything; 1 folds subtrees under INVALID nodes; 2 also folds every
     subtree that is not on the active path or the failure chain.
     """
-    tee, last, pipe, blank = _ASCII_BRANCHES if ascii_only else _BRANCHES
     marks = _ASCII_MARKS if ascii_only else _MARKS
     dash = ' -- ' if ascii_only else ' \u2014 '
     nodes = {node['id']: node for node in snapshot['nodes']}
     state = snapshot['state']
     active = set(snapshot.get('active_path', []))
     focus = active | {step['id'] for step in snapshot.get('why') or []} | {snapshot['root']}
-    lines: list[list[Segment]] = []
+    entries: list[tuple[int, Text]] = []
 
     def count(ident: str) -> int:
         return sum(1 + count(child) for child in nodes[ident]['children'])
 
-    def walk(ident: str, prefix: str, is_last: bool, top: bool) -> None:
+    def walk(ident: str, depth: int) -> None:
         node = nodes[ident]
         status = state.get(ident, {}).get('status', 'INVALID')
         feedback = state.get(ident, {}).get('feedback', '')
         style = _COLOURS.get(status, '')
         if ident in active:
-            style = f'{BOLD};{style}'
+            style = f'{BOLD} {style}'.strip()
         head = node['type'] if node['name'] == node['type'] \
             else f'{node["type"]} "{node["name"]}"'
-        branch = '' if top else prefix + (last if is_last else tee)
-        segments: list[Segment] = [(branch, DIM), (f'{marks.get(status, "?")} {head}', style)]
+        segments: Segments = [(f'{marks.get(status, "?")} {head}', style)]
         if feedback and status != 'INVALID':
             segments.append((dash + feedback, RED if status == 'FAILURE' else ''))
         children = node['children']
@@ -110,47 +161,45 @@ def _tree_lines(snapshot: dict[str, Any], *, ascii_only: bool, fold: int
                          or (fold >= 2 and ident not in focus)):
             segments.append((f'  (+{count(ident)} folded)', DIM))
             children = []
-        lines.append(segments)
-        child_prefix = '' if top else prefix + (blank if is_last else pipe)
-        for index, child in enumerate(children):
-            walk(child, child_prefix, index == len(children) - 1, False)
+        entries.append((depth, _row(segments)))
+        for child in children:
+            walk(child, depth + 1)
 
-    walk(snapshot['root'], '', True, True)
-    return lines
+    walk(snapshot['root'], 0)
+    return entries
 
 
-def render_frame(snapshot: Optional[dict[str, Any]], *, color: bool = True,
-                 width: Optional[int] = 80, height: Optional[int] = 24,
-                 now: Optional[float] = None, received: Optional[float] = None,
-                 started: Optional[float] = None, topic: str = '', ascii_only: bool = False,
-                 note: str = '') -> str:
-    """Render one screen of the watcher.
+def _tree(entries: list[tuple[int, Text]], *, ascii_only: bool, ellipsis: str) -> Tree:
+    """Build the rich tree of ``entries`` (see :func:`_tree_entries`)."""
+    root = _NodeTree(_Line(entries[0][1], ellipsis), ascii_only=ascii_only)
+    stack: list[Tree] = [root]
+    for depth, label in entries[1:]:
+        del stack[depth:]
+        stack.append(stack[-1].add(_Line(label, ellipsis)))
+    return root
 
-    Args:
-        snapshot: the latest snapshot (None: nothing received yet)
-        color: use ANSI colours
-        width: columns (lines are cut to fit; None: no limit)
-        height: rows (the tree is folded, then cut, to fit; None: no limit)
-        now: the current monotonic time (for ages)
-        received: monotonic time the snapshot arrived
-        started: monotonic time the watcher started waiting
-        topic: the snapshot topic, for the header
-        ascii_only: ASCII marks and branches only
-        note: an extra line for the header (e.g. a message that could not be read)
 
-    Returns:
-        The frame, lines separated by newlines, no trailing newline.
+def frame(snapshot: Optional[dict[str, Any]], *, height: Optional[int] = 24,
+          now: Optional[float] = None, received: Optional[float] = None,
+          started: Optional[float] = None, topic: str = '', ascii_only: bool = False,
+          note: str = '') -> RenderableType:
+    """Return one screen of the watcher as a rich renderable (see :func:`render_frame`).
+
+    Lines never wrap: each is cut to the console's width with an ellipsis.
+
+    Raises:
+        KeyError, TypeError, AttributeError: the snapshot lacks what a frame shows.
     """
-    rows: list[list[Segment]] = []
     ellipsis = '~' if ascii_only else '\u2026'
+    rows: list[Segments] = []
     if snapshot is None:
-        waited = f' ({_seconds(now - started)})' if now is not None and started is not None \
-            else ''
+        waited = f' ({format_duration(now - started)})' \
+            if now is not None and started is not None else ''
         rows.append([(f'waiting for {topic or "the snapshot topic"} ...{waited}', BOLD)])
         rows.append([('is the executive running, with the same ROS_DOMAIN_ID?', DIM)])
         if note:
             rows.append([(note, RED)])
-        return '\n'.join(_line(row, width, color, ellipsis) for row in rows[:height])
+        return _Frame([_Line(_row(row), ellipsis) for row in rows], height)
     executive = snapshot.get('executive') or {}
     dot = ' - ' if ascii_only else ' \u00b7 '
     state = 'running'
@@ -167,16 +216,17 @@ def render_frame(snapshot: Optional[dict[str, Any]], *, color: bool = True,
     stats = f'ticks {tick.get("count", 0)}{dot}{tick.get("duration_ms", 0.0):.2f} ms'
     if tick.get('interval_ms') is not None:
         stats += f'{dot}every {tick["interval_ms"]:.1f} ms'
-    status_row: list[Segment] = [
+    status_row: Segments = [
         ('root ', ''), (f'{marks.get(root_status, "?")} {root_status}',
                         _COLOURS.get(root_status, '')), (f'   {stats}', DIM)]
     if now is not None and received is not None:
         age = now - received
         heartbeat = executive.get('heartbeat', 1.0) or 0.0
         if heartbeat > 0 and age > max(3.0 * heartbeat, 2.0):
-            status_row.append((f'   no update for {_seconds(age)} (executive stopped?)', RED))
+            status_row.append((f'   no update for {format_duration(age)} '
+                               '(executive stopped?)', RED))
         else:
-            status_row.append((f'   updated {_seconds(age)} ago', DIM))
+            status_row.append((f'   updated {format_duration(age)} ago', DIM))
     rows.append(status_row)
     if topic:
         rows.append([(topic + (f'{dot}{executive["node"]}' if executive.get('node') else ''),
@@ -185,7 +235,7 @@ def render_frame(snapshot: Optional[dict[str, Any]], *, color: bool = True,
         rows.append([(note, RED)])
     rows.append([])
 
-    footer: list[list[Segment]] = []
+    footer: list[Segments] = []
     why = snapshot.get('why') or []
     last_failure = snapshot.get('last_failure')
     arrow = ' <- ' if ascii_only else ' \u2190 '
@@ -210,55 +260,108 @@ def render_frame(snapshot: Optional[dict[str, Any]], *, color: bool = True,
     if footer:
         footer.insert(0, [])
 
-    tree = _tree_lines(snapshot, ascii_only=ascii_only, fold=0)
+    entries = _tree_entries(snapshot, ascii_only=ascii_only, fold=0)
+    more: list[Segments] = []
     if height is not None:
         footer = footer[:max(0, (height - len(rows)) // 3)]
         room = max(1, height - len(rows) - len(footer))
         for fold in (1, 2):
-            if len(tree) > room:
-                tree = _tree_lines(snapshot, ascii_only=ascii_only, fold=fold)
-        if len(tree) > room:
-            hidden = len(tree) - room + 1
-            tree = tree[:room - 1] + [[(f'... {hidden} more lines (enlarge the terminal)',
-                                        DIM)]]
-    rows.extend(tree)
-    rows.extend(footer)
-    if height is not None:
-        rows = rows[:height]
-    return '\n'.join(_line(row, width, color, ellipsis) for row in rows)
+            if len(entries) > room:
+                entries = _tree_entries(snapshot, ascii_only=ascii_only, fold=fold)
+        if len(entries) > room:
+            hidden = len(entries) - room + 1
+            entries = entries[:room - 1]
+            more = [[(f'... {hidden} more lines (enlarge the terminal)', DIM)]]
+        footer = (more + footer)[:max(0, height - len(rows) - len(entries))]
+    parts: list[RenderableType] = [_Line(_row(row), ellipsis) for row in rows]
+    if entries:
+        parts.append(_tree(entries, ascii_only=ascii_only, ellipsis=ellipsis))
+    parts.extend(_Line(_row(row), ellipsis) for row in footer)
+    return _Frame(parts, height)
 
 
-class _Screen:
-    """Redraw frames in place on a terminal (or print them plainly with ``once``)."""
+def console_for(stream: TextIO, *, color: bool, width: Optional[int] = None,
+                height: Optional[int] = None) -> Console:
+    """Return a rich console that writes ANSI to ``stream`` (colours only with ``color``)."""
+    return Console(file=stream, width=width, height=height, force_terminal=True,
+                   force_interactive=True, color_system='standard' if color else None,
+                   no_color=not color, highlight=False, markup=False, emoji=False,
+                   legacy_windows=False, soft_wrap=False)
 
-    def __init__(self, stream: TextIO, *, interactive: bool):
-        self.stream = stream
-        self.interactive = interactive
-        self.key: Any = None
 
-    def draw(self, frame: str, key: Any) -> None:
-        if not self.interactive:
-            self.stream.write(frame + '\n')
-        else:
-            # home, each line then erase its rest, erase below; a new tree clears first
-            clear = '\x1b[2J' if key != self.key else ''
-            body = '\x1b[K\n'.join(frame.split('\n'))
-            self.stream.write(f'{clear}\x1b[H{body}\x1b[K\x1b[J')
-        self.key = key
-        self.stream.flush()
+def render_frame(snapshot: Optional[dict[str, Any]], *, color: bool = True,
+                 width: Optional[int] = 80, height: Optional[int] = 24,
+                 now: Optional[float] = None, received: Optional[float] = None,
+                 started: Optional[float] = None, topic: str = '', ascii_only: bool = False,
+                 note: str = '') -> str:
+    """Render one screen of the watcher as text.
 
-    def start(self) -> None:
-        if self.interactive:
-            self.stream.write('\x1b[?25l\x1b[2J\x1b[H')  # hide the cursor, clear
-            self.stream.flush()
+    Args:
+        snapshot: the latest snapshot (None: nothing received yet)
+        color: use ANSI colours
+        width: columns (lines are cut to fit; None: no limit)
+        height: rows (the tree is folded, then cut, to fit; None: no limit)
+        now: the current monotonic time (for ages)
+        received: monotonic time the snapshot arrived
+        started: monotonic time the watcher started waiting
+        topic: the snapshot topic, for the header
+        ascii_only: ASCII marks and branches only
+        note: an extra line for the header (e.g. a message that could not be read)
 
-    def end(self) -> None:
-        if self.interactive:
-            try:
-                self.stream.write('\x1b[?25h\n')  # show the cursor again
-                self.stream.flush()
-            except OSError:  # the terminal is gone (e.g. the ssh session ended)
-                pass
+    Returns:
+        The frame, lines separated by newlines, no trailing newline.
+    """
+    renderable = frame(snapshot, height=height, now=now, received=received,
+                       started=started, topic=topic, ascii_only=ascii_only, note=note)
+    return _to_text(renderable, color=color, width=width)
+
+
+def _to_text(renderable: RenderableType, *, color: bool, width: Optional[int]) -> str:
+    buffer = io.StringIO()
+    console = console_for(buffer, color=color, width=width or _UNLIMITED, height=25)
+    console.print(renderable, end='')
+    return buffer.getvalue().rstrip('\n')
+
+
+def _safe_frame(snapshot: Optional[dict[str, Any]], **options: Any) -> RenderableType:
+    """Build a frame; a malformed snapshot becomes a note instead of a crash."""
+    try:
+        return frame(snapshot, **options)
+    except (KeyError, TypeError, AttributeError) as error:
+        options['note'] = f'cannot show this snapshot: {type(error).__name__}: {error}'
+        return frame(None, **options)
+
+
+class _Received:
+    """The newest snapshot message and what became of it."""
+
+    def __init__(self, topic: str) -> None:
+        self.topic = topic
+        self.pending: list[tuple[float, str]] = []
+        self.snapshot: Optional[dict[str, Any]] = None
+        self.time = time.monotonic()
+        self.note = ''
+
+    def on_message(self, text: str) -> None:
+        self.pending.append((time.monotonic(), text))
+        del self.pending[:-1]
+
+    def take(self) -> bool:
+        """Parse the newest message, if one came; return whether one did."""
+        if not self.pending:
+            return False
+        arrived, data = self.pending.pop()
+        try:
+            message = json.loads(data)
+            if not str(message.get('schema', '')).startswith(SNAPSHOT_PREFIX):
+                raise ValueError(f'not a snapshot: schema {message.get("schema")!r}')
+            self.snapshot, self.time, self.note = message, arrived, ''
+            if not message['schema'].endswith('/1'):
+                self.note = f'newer snapshot format {message["schema"]}: shown as far as ' \
+                    'understood'
+        except (ValueError, AttributeError) as error:
+            self.note = f'unreadable message on {self.topic}: {error}'
+        return True
 
 
 def run(*, namespace: str = '', node: str = 'bt_executive', once: bool = False,
@@ -276,14 +379,10 @@ def run(*, namespace: str = '', node: str = 'bt_executive', once: bool = False,
         stream: where to draw (default: stdout)
 
     Returns:
-        0; 1 when ``once`` got no snapshot within the timeout.
+        0; 1 when ``once`` got no snapshot within the timeout; 2 for a namespace or node
+        name that is not a valid ROS name.
     """
-    import rclpy
-    from rclpy.context import Context
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-    from rclpy.signals import SignalHandlerOptions
-    from std_msgs.msg import String
+    from bt_executive.ros.listener import SnapshotListener
 
     stream = stream or sys.stdout
     tty = stream.isatty()
@@ -291,97 +390,90 @@ def run(*, namespace: str = '', node: str = 'bt_executive', once: bool = False,
         color = tty and 'NO_COLOR' not in os.environ
     if once and timeout is None:
         timeout = 10.0
-    topic = topic_name(namespace, node)
-    received: list[tuple[float, str]] = []
-
-    def on_snapshot(message: String) -> None:
-        received.append((time.monotonic(), message.data))
-        del received[:-1]
-
+    try:
+        topic = topic_name(namespace, node)
+    except ValueError as error:
+        print(f'bt-executive watch: {error}', file=sys.stderr)
+        return 2
+    received = _Received(topic)
     stop: list[int] = []
+    resized: list[int] = []
+    listener = SnapshotListener(namespace, node, on_snapshot=received.on_message,
+                                name='bt_watch')
+    handlers = {signum: stop.append for signum in (signal.SIGINT, signal.SIGTERM,
+                                                   signal.SIGHUP)}
+    handlers[signal.SIGWINCH] = resized.append
+    previous = {signum: signal.signal(signum, lambda signum, _, h=handler: h(signum))
+                for signum, handler in handlers.items()}
+    try:
+        if once:
+            return _once(listener, received, stop, timeout=timeout, color=color, tty=tty,
+                         ascii_only=ascii_only, stream=stream)
+        _live(listener, received, stop, resized, timeout=timeout, color=color,
+              ascii_only=ascii_only, stream=stream)
+        return 0
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        listener.close()
 
-    def on_signal(signum: int, frame: Any) -> None:
-        stop.append(signum)
 
-    context = Context()
-    rclpy.init(args=[], context=context, signal_handler_options=SignalHandlerOptions.NO)
-    watcher = rclpy.create_node(f'bt_watch_{uuid.uuid4().hex[:8]}', context=context,
-                                start_parameter_services=False)
-    qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
-    watcher.create_subscription(String, topic, on_snapshot, qos)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(watcher)
-    screen = _Screen(stream, interactive=not once)
-    previous = {signum: signal.signal(signum, on_signal)
-                for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+def _once(listener: Any, received: _Received, stop: list[int], *, timeout: float,
+          color: bool, tty: bool, ascii_only: bool, stream: TextIO) -> int:
+    """Wait for a snapshot, print it as one frame; return the exit code."""
     started = time.monotonic()
-    snapshot: Optional[dict[str, Any]] = None
-    snapshot_time = started
-    note = ''
+    while not stop:
+        listener.spin_once(timeout_sec=0.1)
+        received.take()
+        if received.snapshot is not None:
+            width = shutil.get_terminal_size().columns if tty else None
+            text = _to_text(_safe_frame(received.snapshot, height=None, ascii_only=ascii_only,
+                                        note=received.note), color=color, width=width)
+            stream.write(text + '\n')
+            stream.flush()
+            return 0
+        if time.monotonic() - started >= timeout:
+            print(f'bt-executive watch: no snapshot on {received.topic} within '
+                  f'{format_duration(timeout)}', file=sys.stderr)
+            return 1
+    return 0
+
+
+def _live(listener: Any, received: _Received, stop: list[int], resized: list[int], *,
+          timeout: Optional[float], color: bool, ascii_only: bool, stream: TextIO) -> None:
+    """Redraw the live view until a signal (or ``timeout``)."""
+    console = console_for(stream, color=color)
+    live = Live(console=console, screen=True, auto_refresh=False, transient=False,
+                redirect_stdout=False, redirect_stderr=False)
+    started = time.monotonic()
     drawn = 0.0
-    pending = True
-    status = 0
-    screen.start()
+    shown: RenderableType = ''
+    live.start()
     try:
         while not stop:
-            executor.spin_once(timeout_sec=0.1)
+            listener.spin_once(timeout_sec=0.1)
             now = time.monotonic()
-            if received:
-                arrived, data = received.pop()
-                try:
-                    message = json.loads(data)
-                    if not str(message.get('schema', '')).startswith(SNAPSHOT_PREFIX):
-                        raise ValueError(f'not a snapshot: schema {message.get("schema")!r}')
-                    snapshot, snapshot_time, note = message, arrived, ''
-                    if not message['schema'].endswith('/1'):
-                        note = f'newer snapshot format {message["schema"]}: shown as far ' \
-                            'as understood'
-                except (ValueError, AttributeError) as error:
-                    note = f'unreadable message on {topic}: {error}'
-                pending = True
-            if once:
-                if snapshot is not None:
-                    break
-                if now - started >= timeout:
-                    print(f'bt-executive watch: no snapshot on {topic} within '
-                          f'{_seconds(timeout)}', file=sys.stderr)
-                    status = 1
-                    break
-                continue
+            pending = received.take() or bool(resized)
             if timeout is not None and now - started >= timeout:
                 break
             if pending or now - drawn >= 0.5:
+                del resized[:]
                 size = shutil.get_terminal_size()
-                frame = _render(snapshot, color=color, width=size.columns,
-                                height=size.lines - 1, now=now, received=snapshot_time,
-                                started=started, topic=topic, ascii_only=ascii_only,
-                                note=note)
-                key = None if snapshot is None else (snapshot.get('session'),
-                                                     snapshot.get('revision'))
-                screen.draw(frame, key)
-                drawn, pending = now, False
-        if once and snapshot is not None:
-            width = shutil.get_terminal_size().columns if tty else None
-            screen.draw(_render(snapshot, color=color, width=width, height=None,
-                                ascii_only=ascii_only, note=note), None)
+                console.size = (size.columns, size.lines)
+                shown = _safe_frame(received.snapshot, height=size.lines, now=now,
+                                    received=received.time, started=started,
+                                    topic=received.topic, ascii_only=ascii_only,
+                                    note=received.note)
+                live.update(shown, refresh=True)
+                drawn = now
     finally:
-        screen.end()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        executor.shutdown()
-        watcher.destroy_node()
-        context.try_shutdown()
-    return status
+        try:
+            live.stop()  # the cursor back, the main screen back
+            console.print(shown)  # and the last frame stays visible there
+            console.line()
+        except OSError:  # the terminal is gone (e.g. the ssh session ended)
+            pass
 
 
-def _render(snapshot: Optional[dict[str, Any]], **options: Any) -> str:
-    """Render a frame; a malformed snapshot becomes a note instead of a crash."""
-    try:
-        return render_frame(snapshot, **options)
-    except (KeyError, TypeError, AttributeError) as error:
-        options['note'] = f'cannot show this snapshot: {type(error).__name__}: {error}'
-        return render_frame(None, **options)
-
-
-__all__ = ['render_frame', 'run', 'strip_ansi', 'topic_name']
+__all__ = ['console_for', 'format_duration', 'frame', 'render_frame', 'run', 'strip_ansi',
+           'topic_name']

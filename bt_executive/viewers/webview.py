@@ -1,7 +1,8 @@
 """``bt-executive view``: the live tree of a running executive in a web browser.
 
-A small ROS node (its own rclpy context, spun in a background thread) subscribes to the
-executive's ``~/snapshot`` and ``~/events`` topics (docs/snapshots.md); a read-only HTTP
+A :class:`~bt_executive.ros.listener.SnapshotListener` (its own rclpy context, spun in a
+background thread) subscribes to the executive's ``~/snapshot`` and ``~/events`` topics
+(docs/snapshots.md) and feeds a :class:`SnapshotHub`; a read-only HTTP
 server (standard library, one thread per connection) serves the page and pushes every new
 snapshot to the browser with Server-Sent Events:
 
@@ -38,13 +39,12 @@ import threading
 import time
 from typing import Any, Callable, Optional
 import urllib.parse
-import uuid
 
 from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
+from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
 
 DEFAULT_HOST = '127.0.0.1'
 DEFAULT_PORT = 8765
-DEFAULT_NODE = 'bt_executive'
 
 #: Request path -> (packaged file under ``bt_executive/viewers/web``, content type).
 STATIC_FILES = {
@@ -72,20 +72,12 @@ def topic_names(namespace: str = '', node: str = DEFAULT_NODE) -> tuple[str, str
 
     Args:
         namespace: the executive's namespace (``''``, ``/`` or e.g. ``robot1``)
-        node: the executive's node name
+        node: the executive's node name (or its fully qualified name)
 
     Raises:
         ValueError: the namespace or the node name is not a valid ROS name.
     """
-    parts = [part for part in namespace.strip().split('/') if part]
-    node = node.strip()
-    for name in [*parts, node]:
-        if not name or not (name[0].isalpha() or name[0] == '_') \
-                or not all(c.isalnum() or c == '_' for c in name):
-            raise ValueError(f'not a valid ROS name: {name!r} (namespace {namespace!r}, '
-                             f'node {node!r})')
-    base = '/' + '/'.join([*parts, node])
-    return f'{base}/snapshot', f'{base}/events'
+    return topic_name(namespace, node, 'snapshot'), topic_name(namespace, node, 'events')
 
 
 def is_loopback(host: str) -> bool:
@@ -534,76 +526,8 @@ class ViewServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-class SnapshotListener:
-    """A ROS node on its own context that feeds a :class:`SnapshotHub`.
-
-    Args:
-        hub: where received snapshots and event batches go
-        snapshot_topic: absolute topic name of ``~/snapshot``
-        events_topic: absolute topic name of ``~/events``
-        args: ROS command-line arguments for the context (e.g. ``--ros-args ...``)
-    """
-
-    def __init__(self, hub: SnapshotHub, snapshot_topic: str, events_topic: str, *,
-                 args: Optional[list[str]] = None) -> None:
-        import rclpy
-        from rclpy.context import Context
-        from rclpy.executors import SingleThreadedExecutor
-        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-        from std_msgs.msg import String
-
-        self.context = Context()
-        rclpy.init(args=[] if args is None else args, context=self.context)
-        try:
-            self.node = rclpy.create_node(f'bt_executive_view_{uuid.uuid4().hex[:8]}',
-                                          context=self.context)
-            latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                                 durability=DurabilityPolicy.TRANSIENT_LOCAL)
-            self.node.create_subscription(String, snapshot_topic,
-                                          lambda msg: hub.put_snapshot(msg.data), latched)
-            # as published: reliable, transient local, depth 100 (the last 100 batches)
-            self.node.create_subscription(
-                String, events_topic, lambda msg: hub.put_events(msg.data),
-                QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                           durability=DurabilityPolicy.TRANSIENT_LOCAL))
-            self.executor = SingleThreadedExecutor(context=self.context)
-            self.executor.add_node(self.node)
-        except BaseException:
-            self.context.try_shutdown()
-            raise
-        self.errors: list[BaseException] = []
-        #: True once :meth:`close` has ended the spin thread
-        self.stopped = False
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._spin, name='bt-executive-view-ros',
-                                        daemon=True)
-        self._thread.start()
-
-    def _spin(self) -> None:
-        from rclpy._rclpy_pybind11 import InvalidHandle
-        from rclpy.executors import ExternalShutdownException, ShutdownException
-        try:
-            self.executor.spin()
-        except (ExternalShutdownException, ShutdownException):
-            pass
-        except InvalidHandle as error:  # shutdown raced with the wait set: harmless then
-            if not self._stopping.is_set():
-                self.errors.append(error)
-        except BaseException as error:  # noqa: B902 - reported by close()
-            self.errors.append(error)
-
-    def close(self, timeout: float = 5.0) -> None:
-        """Shut the context down (ending the spin), join the thread, destroy the node."""
-        self._stopping.set()
-        self.context.try_shutdown()
-        self._thread.join(timeout)
-        self.stopped = not self._thread.is_alive()
-        self.executor.shutdown(timeout_sec=1.0)
-        self.node.destroy_node()
-
-
 class WebView:
-    """The view: a :class:`SnapshotListener` and a :class:`ViewServer` serving its hub.
+    """The view: a ROS listener feeding a :class:`SnapshotHub`, a :class:`ViewServer` serving it.
 
     Use :meth:`start` (or ``with WebView(...) as view:``), then :attr:`url`; :meth:`close`
     stops both. The server runs in a background thread.
@@ -622,6 +546,7 @@ class WebView:
                  host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, keepalive: float = 15.0,
                  verbose: bool = False, ros_args: Optional[list[str]] = None) -> None:
         self.topic, self.events_topic = topic_names(namespace, node)
+        self.namespace, self.node = namespace, node
         self.hub = SnapshotHub()
         self.host = host
         self.server = ViewServer((host, port), self.hub, topic=self.topic,
@@ -644,8 +569,10 @@ class WebView:
 
     def start(self) -> 'WebView':
         """Start the ROS listener and the HTTP server thread."""
-        self.listener = SnapshotListener(self.hub, self.topic, self.events_topic,
-                                         args=self._ros_args)
+        self.listener = SnapshotListener(
+            self.namespace, self.node, on_snapshot=self.hub.put_snapshot,
+            on_events=self.hub.put_events, name='bt_executive_view', args=self._ros_args
+        ).start()
         self._thread = threading.Thread(target=self.server.serve_forever,
                                         kwargs={'poll_interval': 0.2},
                                         name='bt-executive-view-http', daemon=True)

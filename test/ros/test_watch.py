@@ -2,7 +2,8 @@
 
 The watcher is a real subprocess whose stdout is a pty (Python's ``pty`` module: no
 tmux needed); a reader thread collects what it draws, and the tests look at the last
-complete frame (from the cursor-home to the erase-below sequence), without escapes.
+complete frame (rich's live view on the alternate screen starts each frame with the
+cursor-home sequence: from one to the next), without escapes.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ import time
 from typing import Optional
 import uuid
 
-from bt_executive.viewers.watch import strip_ansi
+from bt_executive.viewers.watch import render_frame, strip_ansi
 from executive_host import Host, write_tree
 from helpers import SELECTOR_TREE
 import pytest
+from rich.cells import cell_len
 
 pytestmark = pytest.mark.ros
 
@@ -69,7 +71,7 @@ class Terminal:
         """Return the last complete frame, without escape sequences."""
         with self._changed:
             text = self.output
-        end = text.rfind('\x1b[J')
+        end = text.rfind('\x1b[H')  # the next frame has begun: this one is complete
         start = text.rfind('\x1b[H', 0, end)
         return strip_ansi(text[start:end]) if start >= 0 else ''
 
@@ -177,7 +179,10 @@ def test_watch_follows_starts_swaps_and_restarts(terminal, hosts, tmp_path):
                             pump=lambda: again.executor.spin_once(timeout_sec=0.02))
     assert 'Third' in shown and 'rev 1' in shown and 'Second' not in shown
     assert screen.stop() == 0
-    assert screen.output.endswith('\x1b[?25h\r\n')  # the cursor is shown again
+    tail = screen.output[screen.output.rfind('\x1b[?25l'):]
+    assert '\x1b[?25h' in tail and '\x1b[?1049l' in tail  # the cursor, the main screen back
+    last = strip_ansi(screen.output[screen.output.rfind('\x1b[?1049l'):])
+    assert '\u25b6 Running "forever"' in last and last.endswith('\r\n')  # the last frame stays
 
 
 def test_watch_once_prints_one_plain_frame(hosts, tmp_path):
@@ -195,3 +200,22 @@ def test_watch_once_without_an_executive_fails(tmp_path):
     done = watch_once('--ns', f'/nobody_{uuid.uuid4().hex[:8]}', '--timeout', '0.5')
     assert done.returncode == 1
     assert 'no snapshot on /nobody_' in done.stderr
+
+
+def test_frames_measure_wide_characters_and_drop_control_characters():
+    name = '\u5de1\u56de\u30ed\u30dc\u30c3\u30c8\U0001f916 \u306e\u9577\u3044\u540d\u524d'
+    snapshot = {
+        'schema': 'bt_executive/snapshot/1', 'tree': 'Main', 'source_file': 't.yaml',
+        'revision': 1, 'seq': 1, 'root': 'Main', 'root_status': 'RUNNING',
+        'active_path': ['Main', 'Main/a'], 'blackboard': {'name': name},
+        'nodes': [{'id': 'Main', 'type': 'Sequence', 'name': 'Sequence', 'children': ['Main/a']},
+                  {'id': 'Main/a', 'type': 'Running', 'name': name, 'children': []}],
+        'state': {'Main': {'status': 'RUNNING'},
+                  'Main/a': {'status': 'RUNNING', 'feedback': 'wait\x1b[2J\n\u23f3'}}}
+    whole = render_frame(snapshot, color=False, width=None, height=None)
+    assert f'\u25b6 Running "{name}" \u2014 wait [2J \u23f3' in whole  # control characters: spaces
+    assert '\x1b' not in whole
+    for width in range(12, 45):  # the node line needs 54 columns
+        lines = strip_ansi(render_frame(snapshot, width=width, height=20)).splitlines()
+        assert all(cell_len(line) <= width for line in lines), (width, lines)
+        assert any(line.endswith('\u2026') for line in lines), (width, lines)

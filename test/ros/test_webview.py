@@ -36,7 +36,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXECUTIVE = ROOT / 'bt_executive' / 'ros' / 'executive.py'
-CLI = ROOT / 'bt_executive' / 'cli.py'
+CLI = ROOT / 'bt_executive' / 'app' / 'cli.py'
 TIMEOUT = 20.0
 # Not 'chromium-browser': on Ubuntu that is a stub asking for the snap.
 BROWSERS = ('chromium', 'google-chrome', 'google-chrome-stable')
