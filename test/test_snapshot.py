@@ -58,7 +58,8 @@ def check_valid(snapshot: dict[str, Any]) -> None:
 
 
 def walk_state(builder: SnapshotBuilder) -> dict[str, dict[str, str]]:
-    return {builder._ids[node]: {'status': node.status.name, 'feedback': node.feedback_message}
+    return {builder.tracker.ids[node]: {'status': node.status.name,
+                                        'feedback': node.feedback_message}
             for node in builder.root.iterate()}
 
 
@@ -387,7 +388,7 @@ def test_the_observer_agrees_with_a_full_walk(tree, operations):
                 assert snapshot['blackboard'] == {key: storage['/' + key] for key in KEYS}
                 check_valid(snapshot)
                 assert json.loads(builder.encode(snapshot)) == snapshot
-            assert builder._state == walk_state(builder)
+            assert builder.node_states() == walk_state(builder)
         else:
             for event in builder.events():
                 assert statuses[event['id']] == event['from'] != event['to']

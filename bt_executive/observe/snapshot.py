@@ -333,6 +333,10 @@ class SnapshotBuilder:
             return None
         return self._build()
 
+    def node_states(self) -> dict[str, dict[str, str]]:
+        """Return each node's status and feedback as the model holds them (builds nothing)."""
+        return dict(self._state)
+
     def full(self) -> dict[str, Any]:
         """Return the current full snapshot (for heartbeats and late joiners)."""
         if self._dirty or self._last is None:

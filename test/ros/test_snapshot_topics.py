@@ -159,7 +159,7 @@ def test_events_and_pause(host, tmp_path, ros_node):
     events = Collector(ros_node, f'{ex.topic}/events')
     received = snapshots(ros_node, ex)
     received.wait_for(lambda m: True, 'the first snapshot')
-    ex.spin_until(lambda: ex.executive._events_publisher.get_subscription_count() > 0,
+    ex.spin_until(lambda: ex.executive.count_subscribers(f'{ex.topic}/events') > 0,
                   'the events subscription')
     ex.executive.tick_once()
     batch = events.wait_for(lambda m: True, 'the first transitions')
