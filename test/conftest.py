@@ -28,7 +28,6 @@ import os
 import pathlib
 import re
 import sys
-import threading
 from typing import Any, Optional
 
 import pytest
@@ -40,7 +39,7 @@ if not os.environ.get('ROS_DOMAIN_ID'):
 # Make ``import helpers`` work from every test directory.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from helpers import SpawnedProcess  # noqa: E402, I100
+from helpers import ExecutorThread, SpawnedProcess  # noqa: E402, I100
 
 _SPAWNED = pytest.StashKey[list]()
 _rclpy_error: Optional[str] = None
@@ -152,44 +151,27 @@ def ros_node(request: pytest.FixtureRequest, ros_context: Any) -> Iterator[Any]:
     """Yield a node in ``ros_context`` spun by a SingleThreadedExecutor in a thread.
 
     Entities created on the node during the test are picked up by the executor (rclpy
-    wakes it). The executor is ``node.executor``. Teardown shuts the context down (which
-    wakes and ends the spin), joins the thread, then destroys the executor and the node.
+    wakes it). The executor is ``node.executor``. Teardown stops the spin and joins the
+    thread first, then shuts the executor down and destroys the node; ``ros_context``
+    shuts the context down after that (its teardown runs after this one). Shutting the
+    context down to end the spin, as this fixture once did, raced with the executor
+    building its next wait set: ``RCLError: failed to initialize wait set: the given
+    context is not valid`` from the executor thread.
     """
     import rclpy
-    from rclpy.executors import ExternalShutdownException, ShutdownException
     from rclpy.executors import SingleThreadedExecutor
 
     name = 'test_' + re.sub(r'\W', '_', request.node.name)[:50]
     node = rclpy.create_node(name, context=ros_context)
     executor = SingleThreadedExecutor(context=ros_context)
     executor.add_node(node)
-    errors: list[BaseException] = []
-    stopping = threading.Event()
-
-    def spin() -> None:
-        from rclpy._rclpy_pybind11 import InvalidHandle
-        try:
-            executor.spin()
-        except (ExternalShutdownException, ShutdownException):
-            pass
-        except InvalidHandle as exc:
-            # rclpy race: the context shutdown below can destroy an entity the executor
-            # is about to wait on; harmless once teardown has begun
-            if not stopping.is_set():
-                errors.append(exc)
-        except BaseException as exc:  # reported by the teardown below
-            errors.append(exc)
-
-    thread = threading.Thread(target=spin, name=f'{name}-executor', daemon=True)
-    thread.start()
+    spinning = ExecutorThread(executor, f'{name}-executor')
     try:
         yield node
     finally:
-        stopping.set()
-        ros_context.try_shutdown()
-        thread.join(10.0)
-        alive = thread.is_alive()
-        executor.shutdown(timeout_sec=1.0)
-        node.destroy_node()
-        assert not alive, 'the executor thread did not stop within 10 s of context shutdown'
-        assert not errors, f'the executor thread raised: {errors!r}'
+        stopped = spinning.stop(10.0)
+        if stopped:  # else a callback still runs: leave the entities to the context
+            executor.shutdown(timeout_sec=1.0)
+            node.destroy_node()
+        assert stopped, 'the executor thread did not stop within 10 s'
+        assert not spinning.errors, f'the executor thread raised: {spinning.errors!r}'

@@ -476,3 +476,61 @@ def set_tree_file(node: Any, namespace: str, tree_file: str,
     future = client.call_async(request)
     wait(future.done, 'the parameter change')
     return future.result().results[0]
+
+
+class ExecutorThread:
+    """Spin an rclpy executor on a thread until :meth:`stop`, which joins the thread.
+
+    The teardown order that avoids rclpy's shutdown race: :meth:`stop` (the executor
+    leaves its wait and the thread ends), then ``executor.shutdown()``, destroy the nodes,
+    and only then shut the context down. Shutting the context down first, to wake the
+    spin, races with the executor building its next wait set (``RCLError: failed to
+    initialize wait set: the given context is not valid``).
+
+    The thread spins with ``spin_until_future_complete`` on a private future: completing
+    it wakes the executor at once (rclpy's own mechanism). An exception raised by a
+    callback is kept in :attr:`errors` and the thread spins on; ``InvalidHandle`` (an
+    entity destroyed by the test while the executor was about to wait on it) is not an
+    error.
+
+    Args:
+        executor: The executor, with its nodes added.
+        name: The thread's name.
+    """
+
+    def __init__(self, executor: Any, name: str) -> None:
+        from rclpy.task import Future
+
+        self.executor = executor
+        self.errors: list[BaseException] = []
+        self._stop: Any = Future()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        """Spin until stopped (or until the context is shut down under the executor)."""
+        from rclpy.exceptions import InvalidHandle
+        from rclpy.executors import ExternalShutdownException, ShutdownException
+
+        context = self.executor.context
+        while not self._stop.done() and context.ok():
+            try:
+                self.executor.spin_until_future_complete(self._stop)
+            except (ExternalShutdownException, ShutdownException):
+                return
+            except InvalidHandle:
+                continue
+            except BaseException as error:  # noqa: B902 - reported by the owner's teardown
+                self.errors.append(error)
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Wake the executor out of its wait, end the spin and join the thread.
+
+        Returns:
+            True if the thread ended within ``timeout`` seconds (a callback may still
+            be running otherwise: do not shut the context down under it).
+        """
+        if not self._stop.done():
+            self._stop.set_result(None)
+        self._thread.join(timeout)
+        return not self._thread.is_alive()

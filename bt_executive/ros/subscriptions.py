@@ -336,6 +336,14 @@ class BlackboardFeed:
                                        f'{age:.1f} s ago (max_age {max_age:g} s)')
                     py_trees.blackboard.Blackboard.unset('/' + key)
 
+    def pending(self, key: str, default: Any = None) -> Any:
+        """Return the value received for ``key`` that the next tick will apply, if any.
+
+        Read-only: the value stays pending. ``default`` when nothing arrived for ``key``
+        since the last :meth:`apply`.
+        """
+        return self._pending.get(key, default)
+
     def lookup(self, name: str) -> Any:
         """Read a blackboard key; stale keys raise an error that says how old they are."""
         try:

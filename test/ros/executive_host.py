@@ -10,10 +10,14 @@ from collections.abc import Callable
 import pathlib
 import textwrap
 import time
+import types
 from typing import Any, Optional
 import uuid
 
 TIMEOUT = 15.0
+
+SETTLE_WINDOW = 0.05
+"""Seconds of each of the two timer windows of :meth:`Host.settle` (at the least)."""
 
 
 def write_tree(directory: pathlib.Path, name: str, text: str) -> str:
@@ -29,7 +33,7 @@ class Host:
     Args:
         tree_file: the executive's tree_file parameter
         namespace: the node namespace (default: a unique one)
-        manual: stop the ticker's timers, so the test ticks with ``executive._tick()``
+        manual: stop the ticker's timers, so the test ticks with ``executive.tick_once()``
         registry: the node catalogue (default: the executive's, with the real ROS leaves)
         **parameters: further parameter overrides
     """
@@ -50,7 +54,7 @@ class Host:
         self.namespace = namespace or f'/ex_{uuid.uuid4().hex[:8]}'
         self.executive = Executive(namespace=self.namespace, parameter_overrides=overrides,
                                    context=self.context, registry=registry)
-        if manual:  # no timer ticks: the test calls executive._tick() itself
+        if manual:  # no timer ticks: the test calls executive.tick_once() itself
             self.executive.ticker.destroy()
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.executive)
@@ -72,6 +76,60 @@ class Host:
                 raise AssertionError(f'timed out after {timeout}s waiting for {message}; '
                                      f'status: {self.executive.status()}')
             self.executor.spin_once(timeout_sec=0.02)
+
+    def settle(self, window: float = SETTLE_WINDOW) -> int:
+        """Spin until what the executive scheduled so far has run; return its tick count.
+
+        The end is an awaited event, not the end of a sleep: a one-shot steady-clock timer
+        created now on the executive's node fires, and then a second one. Whatever asked
+        for a tick before the call has ticked by then: executor tasks (``request()``)
+        run before each wait of the executor; due timers of one node run in creation
+        order, so the event ticker's pace timer (due within ``1 / max_tick_rate``, which
+        the window exceeds) fires before the first timer; a pace timer armed only by a
+        task run in the first window fires before the second. Hence::
+
+            ticks = ex.settle()
+            ...  # something that must not make the tree tick
+            assert ex.settle() == ticks
+
+        cannot pass by luck of timing (a heartbeat or a ``wake_at`` deadline further away
+        than the windows aside: the tests make those far away).
+
+        Args:
+            window: seconds of each timer (at least twice the ticker's pace interval)
+        """
+        window = max(window, 2.0 * getattr(self.executive.ticker, 'min_interval', 0.0))
+        self._await_timer(window, 'the first settle timer')
+        self._await_timer(window, 'the second settle timer')
+        return self.executive.tick_count
+
+    def _await_timer(self, seconds: float, message: str) -> None:
+        """Create a steady-clock timer on the executive node; spin until it fires once."""
+        from rclpy.clock import Clock, ClockType
+
+        fired: list[bool] = []
+        timer = self.executive.create_timer(seconds, lambda: fired.append(True),
+                                            clock=Clock(clock_type=ClockType.STEADY_TIME))
+        try:
+            self.spin_until(lambda: fired, f'{message} ({seconds} s)')
+        finally:
+            self.executive.destroy_timer(timer)
+
+    def tick_starts(self) -> list[float]:
+        """Return a list that gets the start of every later tick of the current tree.
+
+        A start is the event ticker's ``last_tick``: ``time.monotonic()`` read as the tick
+        began, the clock on which ``max_tick_rate`` is enforced.
+        """
+        starts: list[float] = []
+        executive = self.executive
+
+        def on_tick(record: Any) -> None:
+            if not record.stopped:
+                starts.append(executive.ticker.last_tick)
+
+        executive.tree.runner.add_observer(types.SimpleNamespace(on_tick=on_tick))
+        return starts
 
     def publisher(self, node: Any, msg_type: Any, topic: str, depth: int = 10) -> Any:
         """Create a publisher on ``node`` and spin until the executive subscribes to it."""

@@ -15,7 +15,8 @@ import time
 from typing import Any
 import uuid
 
-from helpers import PeerEvents, SpawnedProcess, wait_event, wait_for, wait_future
+from helpers import (ExecutorThread, PeerEvents, SpawnedProcess, wait_event, wait_for,
+                     wait_future)
 import pytest
 
 PEERS = pathlib.Path(__file__).resolve().parent / 'peers'
@@ -229,6 +230,67 @@ def test_trigger_slow_and_basic_types_echo(trigger: StartTrigger, ros_node: Any)
     assert (echoed.int32_value, echoed.float64_value) == (-7, 2.5)
     assert echoed.string_value.startswith('echo ')
     events.wait_for_name('responded', count=2, service=f'{name}/basic')
+
+
+# --- the executor thread of the ros_node fixture --------------------------------------------
+
+@pytest.mark.ros
+def test_executor_thread_survives_a_callback_error_and_stops_before_the_context(
+        ros_context: Any) -> None:
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+
+    node = rclpy.create_node(unique_name('spinner'), context=ros_context)
+    executor = SingleThreadedExecutor(context=ros_context)
+    executor.add_node(node)
+    calls: list[int] = []
+    called_again = threading.Event()
+
+    def on_timer() -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError('the first call fails')
+        called_again.set()
+
+    node.create_timer(0.01, on_timer)
+    spinning = ExecutorThread(executor, 'spinner')
+    try:
+        wait_event(called_again, ANSWER_TIMEOUT, 'a timer call after the failing one')
+    finally:
+        stopped = spinning.stop(ANSWER_TIMEOUT)
+        executor.shutdown(timeout_sec=1.0)
+        node.destroy_node()
+    assert stopped and ros_context.ok()  # joined while the context was still valid
+    assert [str(error) for error in spinning.errors] == ['the first call fails']
+
+
+@pytest.mark.ros
+def test_executor_thread_stop_wakes_an_executor_with_nothing_to_do(ros_context: Any) -> None:
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+
+    node = rclpy.create_node(unique_name('idle'), context=ros_context)
+    executor = SingleThreadedExecutor(context=ros_context)
+    executor.add_node(node)
+    fired = threading.Event()
+
+    def once() -> None:
+        timer.cancel()
+        fired.set()
+
+    timer = node.create_timer(0.01, once)
+    try:
+        for _ in range(3):
+            fired.clear()
+            timer.reset()
+            spinning = ExecutorThread(executor, 'idle')
+            wait_event(fired, ANSWER_TIMEOUT, 'the one timer call')  # spinning: now idle
+            # nothing is left to end the executor's wait (no timeout) but stop() itself
+            assert spinning.stop(ANSWER_TIMEOUT), 'the idle executor was not woken'
+            assert not spinning.errors
+    finally:
+        executor.shutdown(timeout_sec=1.0)
+        node.destroy_node()
 
 
 # --- the spawn fixture itself (no ROS needed) ---------------------------------------------
