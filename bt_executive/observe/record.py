@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import operator
-from typing import Any, Optional, Protocol, Sequence
+from typing import Any, NamedTuple, Optional, Protocol, Sequence
 
 from bt_executive.core.table import BuiltTree, NodeTable
 import py_trees
@@ -29,9 +29,8 @@ _STATE = operator.attrgetter('status', 'feedback_message')
 _INVALID = Status.INVALID
 
 
-@dataclasses.dataclass(frozen=True)
-class Transition:
-    """A node whose status or feedback message changed.
+class Transition(NamedTuple):
+    """A node whose status or feedback message changed (a tuple: cheap to make).
 
     Attributes:
         id: the node's id (its node path; unique in the tree)
@@ -53,7 +52,7 @@ class Transition:
         return self.old is not self.new
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class TickRecord:
     """What one tick (or a stop between ticks) did.
 
