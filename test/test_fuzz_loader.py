@@ -7,11 +7,17 @@ possibly damaged: YAML tags (``!!python/object/apply``, ``!!binary``, custom), m
 keys, duplicated lines (duplicate keys), invalid UTF-8, NUL bytes, a BOM, tabs, CRs,
 truncation, a second document, huge scalars, deep nesting, alias bombs.
 
-For every document: loading (and building each tree of a loaded document) either works
-or raises :class:`~bt_executive.core.errors.TreeError` whose diagnostics all name a file;
-nothing else may escape. Time and memory per document are bounded (perf_counter for each,
-the process's peak RSS over the run, and the tracemalloc peak of every tenth document;
-generous bounds: they catch blow-ups, not slowness).
+Besides, documents that call parametrised trees (literals, references, expressions, deep
+and non-finite arguments) and parameters holding constant expressions, some of which can
+never be evaluated (``${1 / 0}``, ``${"count " + 1}``, ``${min()}``).
+
+For every document: loading, building each tree of a loaded document and setting it up
+either works or raises :class:`~bt_executive.core.errors.TreeError` whose diagnostics all
+name a file, each printed as one line of bounded length; a tree that was set up is ticked
+a few times offline, which raises nothing. Nothing else may escape. Time and memory per
+document are bounded (perf_counter for each, the process's peak RSS over the run, and the
+tracemalloc peak of every tenth document; generous bounds: they catch blow-ups, not
+slowness).
 """
 
 from __future__ import annotations
@@ -24,10 +30,11 @@ import time
 import tracemalloc
 from typing import Any
 
-from bt_executive.core.builder import build
+from bt_executive.core.builder import BuildContext, Builder
 from bt_executive.core.errors import TreeError
 from bt_executive.core.loader import Loader
 from bt_executive.nodes.catalogue import default_registry
+from bt_executive.observe.runner import TreeRunner
 from hypothesis import given, HealthCheck, note, settings, strategies as st
 import py_trees
 import pytest
@@ -78,6 +85,12 @@ NOISE = [b'{', b'}', b'[', b']', b': ', b'- ', b'? ', b'|', b'>', b'"', b"'", b'
          b'!', b'%YAML 1.1\n', b'#', b',', b'\n  ', b'...\n']
 ALIASES = [b'\n<<: {a: 1}\n', b'\nm: {<<: *nope}\n', b'\nr: &r [*r]\n', b'*id001',
            b'\nm: &m {a: 1}\nn: {<<: *m}\n']
+#: Expressions that read nothing: evaluated when the tree is built (many never can be).
+CONSTANTS = ['"count " + 1', '1 / 0', "int('x')", 'min()', '[1][5]', "{'a': 1}['b']", '-"a"',
+             '10 % 0', 'len(1)', 'abs("a")', 'clamp(1, 2)', '"a" < 1', '1e300 * 1e300',
+             'round(1.5, 9999)', '[1] + 2', 'null.x', '"abc"[9]', "float('nan')", '1 + 1',
+             'true', '"text"', '[1, 2]', "{'a': 1}", '-1', '0.5', 'str(1) + str(2)']
+TEXTS.extend('${' + text + '}' for text in CONSTANTS)
 INCLUDES = ['lib.yaml', 'fuzz.yaml', 'missing.yaml', '/etc/passwd', '../fuzz.yaml', '',
             '/dev/zero', '.']
 
@@ -187,6 +200,9 @@ class Generator:
     def param_value(self, param: Any) -> Any:
         """Return a value that fits ``param`` (most of the time)."""
         kind = param.type.value
+        if self.chance(0.1):  # a constant expression: folded (or rejected) when built
+            text = self.pick(CONSTANTS)
+            return text if kind == 'expression' else '${' + text + '}'
         low = param.minimum if param.minimum is not None else 0
         if kind == 'bool':
             return self.chance(0.5)
@@ -229,6 +245,36 @@ class Generator:
         return {'blackboard': {'x': 2, 'flag': True, 'count': 0, 'items': [1, 2],
                                'a': {'b': 1}},
                 'trees': {'Main': self.valid_node(3)}}
+
+    def argument(self) -> Any:
+        """Return an argument of a subtree call: literal, reference, expression, odd."""
+        return self.pick([1, 2.5, 0, -1, True, 'text', None, float('inf'), float('nan'),
+                          [1, 2], {'x': 1}, [[[[[[1]]]]]], '$x', '$a.b', '${x + 1}',
+                          '${' + self.pick(CONSTANTS) + '}', '${' + '[' * 40 + 'x'
+                          + ']' * 40 + '}', {'k': '$x'}, 'Main', 'Called', '$$1'])
+
+    def subtree_document(self) -> dict[str, Any]:
+        """Return a file whose main tree calls parametrised trees, in a chain."""
+        depth = self.random.randint(1, 4)
+        trees: dict[str, Any] = {}
+        for level in range(depth):
+            name = f'T{level}'
+            uses = {'Retry': {'attempts': '$n', 'Success': None},
+                    'Wait': {'seconds': '${n}'},
+                    'Log': {'message': '${"at " + str(n) + " " + str(v)}'},
+                    'Condition': 'v == n',
+                    'Repeat': {'times': '${n + 1}', 'Success': None},
+                    'Sequence': [{'Log': '$v'}, {'Success': None}]}
+            body = [{key: value} for key, value in uses.items() if self.chance(0.4)]
+            if level + 1 < depth:
+                call = {'tree': f'T{level + 1}', 'n': self.pick(['$n', '${n}', 1]),
+                        'v': self.pick(['${[v]}', '$v', '${v + v}', self.argument()])}
+                body.append({'Subtree': call})
+            trees[name] = {'params': {'n': 1, 'v': None},
+                           'root': {'Sequence': body or [{'Success': None}]}}
+        trees['Main'] = {'Sequence': [{'Subtree': {'tree': 'T0', 'n': self.argument(),
+                                                   'v': self.argument()}}]}
+        return {'main': 'Main', 'blackboard': {'x': 2, 'a': {'b': 1}}, 'trees': trees}
 
     def document(self) -> dict[str, Any]:
         """Return a tree file as plain data (shared parts become anchors and aliases)."""
@@ -333,6 +379,8 @@ class Generator:
         """Return the bytes of one tree file: a third plausible and intact, the rest not."""
         if self.chance(0.3):
             return self.render(self.valid_document())
+        if self.chance(0.2):
+            return self.render(self.subtree_document())
         return self.damage(self.render(self.document()))
 
 
@@ -346,13 +394,37 @@ trees:
 
 
 def load_and_build(path: pathlib.Path) -> None:
-    """Load the file and build every tree; only TreeError may escape."""
+    """Load the file, build and set up every tree, tick it; only TreeError may escape.
+
+    Errors of building and setting up are checked like those of loading (every one
+    names a file); ticking may raise nothing at all.
+    """
     document = Loader(REGISTRY).load(str(path))
     for name in document.trees:
+        now = [0.0]
+        context = BuildContext(registry=REGISTRY, document=document, clock=lambda: now[0],
+                               seed=0, log_error=lambda text: None)
         try:
-            build(document, name, registry=REGISTRY)
-        except TreeError:
-            pass
+            built = Builder(context).build(name)
+            built.setup(str(path))
+        except TreeError as error:
+            check_located(error)
+            continue
+        runner = TreeRunner(built, clock=lambda: now[0], log_error=lambda text: None)
+        for _ in range(3):
+            runner.tick_once()
+            now[0] += 0.5
+        runner.stop()
+
+
+def check_located(error: TreeError) -> None:
+    """Assert that every diagnostic names a file and, but for whole-file ones, a line."""
+    assert error.diagnostics
+    for diagnostic in error.diagnostics:
+        assert diagnostic.location.file and diagnostic.message, str(diagnostic)
+        text = str(diagnostic)
+        assert len(text) < 1500, f'{len(text)} characters: {text[:200]}...'
+        assert '\n' not in text, text
 
 
 @pytest.fixture
@@ -389,9 +461,7 @@ def test_generated_documents_raise_only_tree_errors_within_bounds(folder: pathli
             outcomes['loaded'] += 1
         except TreeError as error:
             outcomes['rejected'] += 1
-            assert error.diagnostics
-            for diagnostic in error.diagnostics:  # the file (or an included one) is named
-                assert diagnostic.location.file and diagnostic.message, str(diagnostic)
+            check_located(error)  # the file (or an included one) is named
         finally:
             elapsed = time.perf_counter() - start
             if traced:

@@ -141,6 +141,7 @@ def cmd_tick(args: argparse.Namespace) -> int:
     from bt_executive.formats.text import render_status
     from bt_executive.nodes.catalogue import DEFAULT_STUBS
     from bt_executive.nodes.leaves import termination_requested
+    from bt_executive.observe.runner import TreeRunner
 
     stubs: dict[str, tuple[str, int]] = {}
     for text in args.stub:
@@ -158,10 +159,16 @@ def cmd_tick(args: argparse.Namespace) -> int:
         apply_blackboard_defaults(document)
         for text in args.set:
             key, value = _parse_assignment(text, '--set')
-            py_trees.blackboard.Blackboard.set('/' + key, yaml.safe_load(value))
+            try:
+                py_trees.blackboard.Blackboard.set('/' + key, yaml.safe_load(value))
+            except yaml.YAMLError as error:
+                print(f'bt-executive: --set {text}: not a YAML value: '
+                      f'{str(error).splitlines()[0]}', file=sys.stderr)
+                return EXIT_USAGE
         built, context = _build(registry, document, args.tree, clock=lambda: clock_time[0],
-                                seed=args.seed, stubs=stubs)
+                                seed=args.seed, stubs=stubs, log_error=_log_fault)
         root = built.root
+        built.setup(args.file)
     except TreeError as error:
         _print_errors(error, args.file)
         return EXIT_INVALID
@@ -174,9 +181,9 @@ def cmd_tick(args: argparse.Namespace) -> int:
                               f' after {stubs.get(t, DEFAULT_STUBS[t])[1]} running ticks'
                               if stubs.get(t, DEFAULT_STUBS[t])[1] else '')
             for t in ros_types) + ' (change with --stub TYPE_OR_NAME=STATUS[:TICKS])')
-    root.setup_with_descendants()
+    runner = TreeRunner(built, clock=lambda: clock_time[0], log_error=_log_fault)
     for tick in range(1, args.ticks + 1):
-        root.tick_once()
+        runner.tick_once()
         if not args.quiet or tick == args.ticks:
             print(f'--- tick {tick}  t={clock_time[0]:.2f}s  root: {root.status.name}')
             print(render_status(root, table=built.nodes, ascii_only=args.ascii,
@@ -187,8 +194,13 @@ def cmd_tick(args: argparse.Namespace) -> int:
                   f'{request.reason}'.rstrip())
             break
         clock_time[0] += args.period
-    root.stop(py_trees.common.Status.INVALID)
+    runner.stop(py_trees.common.Status.INVALID)
     return EXIT_OK
+
+
+def _log_fault(report: str) -> None:
+    """Print the first line of a contained node fault (the node fails; the tree goes on)."""
+    print(f'bt-executive: {report.splitlines()[0] if report else report}', file=sys.stderr)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

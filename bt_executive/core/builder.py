@@ -15,7 +15,7 @@ import dataclasses
 import time
 from typing import Any, Callable, Mapping, Optional
 
-from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.errors import Diagnostic, excerpt, SourceLocation, TreeError
 from bt_executive.core.expressions import Expression, literal
 from bt_executive.core.faults import FaultGuard
 from bt_executive.core.loader import check_type
@@ -26,6 +26,10 @@ import py_trees
 
 #: Deepest subtree nesting when expanding (recursion is rejected at load time).
 MAX_SUBTREE_DEPTH = 64
+#: Deepest node of a tree once its subtrees are expanded (ticking recurses per level).
+MAX_TREE_DEPTH = 256
+#: Most behaviours in one built tree (a tree calling another twice doubles it per level).
+MAX_BUILT_NODES = 100_000
 
 
 def blackboard_lookup(name: str) -> Any:
@@ -176,6 +180,7 @@ class Builder:
         self.context = context
         self.errors: list[Diagnostic] = []
         self._calls: list[SourceLocation] = []
+        self._count = 0
 
     def build(self, tree_name: Optional[str] = None) -> BuiltTree:
         """Build the named (or main) tree: its root behaviour and its node table.
@@ -185,8 +190,9 @@ class Builder:
         """
         tree = self.context.document.tree(tree_name)
         self.errors = []
+        self._count = 0
         bindings = self._bindings(tree, {}, None, {}, tree.name)
-        root = self._node(tree.root, bindings, prefix='', depth=0)
+        root = self._node(tree.root, bindings, prefix='', depth=0, level=0)
         if self.errors or root is None:
             raise TreeError(self.errors)
         table = NodeTable((b.id, self.context.table[b.id]) for b in root.iterate()
@@ -204,11 +210,19 @@ class Builder:
                 self.errors.append(Diagnostic(loc, f"tree '{tree.name}' needs argument "
                                               f"'{name}'", path))
                 continue
-            value = value.substitute(outer)
+            try:
+                value = value.substitute(outer)
+            except TreeError as error:
+                self._relocated(error, path)
+                continue
             if isinstance(value.data, Dynamic):
                 bindings[name] = value.data.expression
             elif value.is_static:
-                bindings[name] = literal(value.data)
+                try:
+                    bindings[name] = literal(value.data)
+                except (TypeError, ValueError) as error:  # a value no expression can hold
+                    self.errors.append(Diagnostic(value.loc, f"argument '{name}': {error}",
+                                                  path))
             else:
                 self.errors.append(Diagnostic(
                     value.loc, f"argument '{name}' must be a literal, a single reference "
@@ -216,16 +230,29 @@ class Builder:
         return bindings
 
     def _node(self, spec: NodeSpec, bindings: Mapping[str, Expression], *, prefix: str,
-              depth: int) -> Optional[py_trees.behaviour.Behaviour]:
+              depth: int, level: int) -> Optional[py_trees.behaviour.Behaviour]:
         node_type = self.context.registry.require(spec.type)
         path = f'{prefix}/{spec.path}' if prefix else spec.path
+        self._count += 1
+        if self._count > MAX_BUILT_NODES:
+            raise TreeError.single(spec.loc, f'the tree has more than {MAX_BUILT_NODES} '
+                                   'nodes once its subtrees are expanded', path)
+        if level >= MAX_TREE_DEPTH:
+            self.errors.append(Diagnostic(spec.loc, f'the tree nests deeper than '
+                                          f'{MAX_TREE_DEPTH} levels once its subtrees are '
+                                          'expanded', path))
+            return None
         values: dict[str, Value] = {}
         errors_before = len(self.errors)
         for name, value in spec.params.items():
-            resolved = value.substitute(bindings)
             param = node_type.param(name)
-            if param is not None and not resolved.is_static and _foldable(resolved):
-                resolved = resolved.fold_constants()
+            try:
+                resolved = value.substitute(bindings)
+                if param is not None and not resolved.is_static and _foldable(resolved):
+                    resolved = resolved.fold_constants()
+            except TreeError as error:
+                self._relocated(error, path)
+                continue
             if param is not None and param.type is not ParamType.EXPRESSION \
                     and resolved is not value:
                 if not resolved.is_static and not param.dynamic:
@@ -240,10 +267,10 @@ class Builder:
         if len(self.errors) > errors_before:
             return None
         if node_type.category is Category.SUBTREE:
-            return self._subtree(spec, node_type, values, bindings, path, depth)
+            return self._subtree(spec, node_type, values, bindings, path, depth, level)
         children = []
         for child in spec.children:
-            built = self._node(child, bindings, prefix=prefix, depth=depth)
+            built = self._node(child, bindings, prefix=prefix, depth=depth, level=level + 1)
             if built is not None:
                 children.append(built)
         if len(children) != len(spec.children):
@@ -267,23 +294,40 @@ class Builder:
 
     def _fail(self, value: Value, message: str, path: str) -> None:
         """Record an error found after substituting tree arguments, naming the call."""
-        via = f' (argument from the call at {self._calls[-1]})' if self._calls else ''
-        self.errors.append(Diagnostic(value.loc, message + via, path))
+        self.errors.append(Diagnostic(value.loc, message + self._via(), path))
+
+    def _relocated(self, error: TreeError, path: str) -> None:
+        """Record the diagnostics of a value's error at the node ``path``."""
+        self.errors.extend(Diagnostic(d.location, d.message + self._via(), path)
+                           for d in error.diagnostics)
+
+    def _via(self) -> str:
+        return f' (argument from the call at {self._calls[-1]})' if self._calls else ''
 
     def _subtree(self, spec: NodeSpec, node_type: NodeType, values: dict[str, Value],
                  bindings: Mapping[str, Expression], path: str,
-                 depth: int) -> Optional[py_trees.behaviour.Behaviour]:
+                 depth: int, level: int) -> Optional[py_trees.behaviour.Behaviour]:
         if depth >= MAX_SUBTREE_DEPTH:
             self.errors.append(Diagnostic(spec.loc, f'subtrees nested deeper than '
                                           f'{MAX_SUBTREE_DEPTH}', path))
             return None
         reserved = set(node_type.param_names())
-        tree = self.context.document.tree(values['tree'].data)
+        target = values['tree']
+        tree = self.context.document.trees.get(target.data) \
+            if isinstance(target.data, str) else None
+        if tree is None:
+            self._fail(target, f"unknown tree '{excerpt(str(target.data))}' (trees: "
+                       f"{', '.join(sorted(self.context.document.trees))})", path)
+            return None
         arguments = {k: v for k, v in values.items() if k not in reserved}
+        errors_before = len(self.errors)
         inner = self._bindings(tree, arguments, spec, {}, path)
+        if len(self.errors) > errors_before:  # the called tree would miss an argument
+            return None
         self._calls.append(spec.loc)
         try:
-            child = self._node(tree.root, inner, prefix=path, depth=depth + 1)
+            child = self._node(tree.root, inner, prefix=path, depth=depth + 1,
+                               level=level + 1)
         finally:
             self._calls.pop()
         if child is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from bt_executive.core.errors import SourceLocation
+from bt_executive.core.errors import excerpt, SourceLocation
 from bt_executive.core.registry import Category, hint, Registry
 from bt_executive.core.spec import Document, NodeSpec, TreeSpec
 
@@ -36,7 +36,7 @@ def check_document(document: Document, registry: Registry, report: Report,
         return
     if document.main is not None and document.main not in document.trees:
         report(main_loc if main_loc is not None else SourceLocation(document.path),
-               f"main tree '{document.main}' is not defined"
+               f"main tree '{excerpt(document.main)}' is not defined"
                f'{hint(document.main, list(document.trees))} '
                f"(trees: {', '.join(sorted(document.trees))})")
     calls: dict[str, list[tuple[str, NodeSpec]]] = {}
@@ -49,7 +49,7 @@ def check_document(document: Document, registry: Registry, report: Report,
                 continue
             called = document.trees.get(target.data)
             if called is None:
-                report(target.loc, f"unknown tree '{target.data}'"
+                report(target.loc, f"unknown tree '{excerpt(str(target.data))}'"
                        f'{hint(str(target.data), list(document.trees))} '
                        f"(trees: {', '.join(sorted(document.trees))})", node.path)
                 continue
@@ -66,7 +66,7 @@ def _check_arguments(node: NodeSpec, called: TreeSpec, registry: Registry,
             continue
         if name not in called.params:
             expected = ', '.join(called.params) or 'none'
-            report(value.loc, f"tree '{called.name}' has no parameter '{name}'"
+            report(value.loc, f"tree '{called.name}' has no parameter '{excerpt(name)}'"
                    f'{hint(name, list(called.params))} (parameters: {expected})',
                    node.path)
     for name, default in called.params.items():

@@ -5,6 +5,60 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable, Optional
 
+#: Longest piece of source text (an expression, a key, a name) quoted in a message.
+QUOTE_LIMIT = 80
+#: Longest message and node path a diagnostic prints; longer ones lose their middle.
+MESSAGE_LIMIT = 1000
+PATH_LIMIT = 200
+_ELLIPSIS = '\u2026'
+
+
+def printable(text: str) -> str:
+    """Return ``text`` as one safe line: control characters escaped as in Python strings."""
+    if text.isprintable():
+        return text
+    return ''.join(char if char.isprintable() else _escape(char) for char in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    if code < 0x100:
+        return f'\\x{code:02x}'
+    return f'\\u{code:04x}' if code < 0x10000 else f'\\U{code:08x}'
+
+
+_ESCAPES = {'\n': '\\n', '\r': '\\r', '\t': '\\t'}
+
+
+def excerpt(text: str, column: Optional[int] = None, limit: int = QUOTE_LIMIT) -> str:
+    """Return source text fit to quote in a message: one line, at most about ``limit`` chars.
+
+    Long text keeps a window of ``limit`` characters around ``column`` (1-based, in
+    ``text``; the start when None), and says what it left out with '…' and the length,
+    e.g. ``…x + x + (… (10000 characters)``: the location's column still points at the
+    problem, and the window shows its neighbourhood.
+    """
+    text = str(text)
+    if len(text) <= limit:
+        return printable(text)
+    position = 0 if column is None else max(0, min(len(text), column - 1))
+    start = max(0, min(position - limit // 2, len(text) - limit))
+    window = text[start:start + limit]
+    head = _ELLIPSIS if start > 0 else ''
+    tail = _ELLIPSIS if start + limit < len(text) else ''
+    return f'{head}{printable(window)}{tail} ({len(text)} characters)'
+
+
+def clip(text: str, limit: int) -> str:
+    """Return ``text`` as one printable line; beyond ``limit`` characters its middle goes."""
+    text = printable(text)
+    if len(text) <= limit:
+        return text
+    keep = (limit - 1) // 2
+    return text[:keep] + _ELLIPSIS + text[len(text) - keep:]
+
 
 @dataclasses.dataclass(frozen=True)
 class SourceLocation:
@@ -33,9 +87,10 @@ class Diagnostic:
     node_path: str = ''
 
     def __str__(self) -> str:
+        message = clip(self.message, MESSAGE_LIMIT)
         if self.node_path:
-            return f'{self.location}: {self.node_path}: {self.message}'
-        return f'{self.location}: {self.message}'
+            return f'{self.location}: {clip(self.node_path, PATH_LIMIT)}: {message}'
+        return f'{self.location}: {message}'
 
 
 class TreeError(Exception):

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from bt_executive.core import yaml_source
 from bt_executive.core.document_checks import check_document
-from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.errors import Diagnostic, excerpt, SourceLocation, TreeError
 from bt_executive.core.expressions import ExpressionError, parse as parse_expression
 from bt_executive.core.registry import Category, hint, NodeType, Param, ParamType, Registry
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
@@ -133,18 +133,29 @@ class Loader:
             return
         if real in (os.path.realpath(f) for f in document.files):
             return  # included twice through different routes: load once
+        first = len(self.errors)
         try:
             root = yaml_source.load_file(path)
         except TreeError as error:
-            first = error.first()
-            if include_loc is not None and first is not None \
-                    and first.message in ('file not found',):
-                self._error(include_loc, f"included file '{path}' not found")
-                return
             self.errors.extend(error.diagnostics)
-            return
-        self._load_root(root, path, document, stack=stack + [real],
-                        base_dir=os.path.dirname(path) or '.', is_main=is_main)
+        else:
+            self._load_root(root, path, document, stack=stack + [real],
+                            base_dir=os.path.dirname(path) or '.', is_main=is_main)
+        finally:  # unreadable, a directory, empty...: at the include line
+            if include_loc is not None:
+                self.errors[first:] = [self._at_include(d, path, include_loc)
+                                       for d in self.errors[first:]]
+
+    @staticmethod
+    def _at_include(diagnostic: Diagnostic, path: str,
+                    include_loc: SourceLocation) -> Diagnostic:
+        """Move a problem of a whole included file (no line) to the ``include:`` line."""
+        if diagnostic.location != SourceLocation(path):
+            return diagnostic
+        if diagnostic.message == 'file not found':
+            return Diagnostic(include_loc, f"included file '{excerpt(path)}' not found")
+        return Diagnostic(include_loc, f"included file '{excerpt(path)}': "
+                          f'{diagnostic.message}', diagnostic.node_path)
 
     def _load_root(self, root: Optional[YNode], file: str, document: Document, *,
                    stack: list[str], base_dir: str, is_main: bool) -> None:
@@ -169,7 +180,7 @@ class Loader:
         if include is not None:
             for item in self._string_list(include, 'include'):
                 if not item.value or '\0' in item.value:
-                    self._error(item.loc, f'include {item.value!r}: not a file name')
+                    self._error(item.loc, f"include '{excerpt(item.value)}': not a file name")
                     continue
                 target = item.value if base_dir in ('', '.') or os.path.isabs(item.value) \
                     else os.path.join(base_dir, item.value)
@@ -208,7 +219,7 @@ class Loader:
         for key, _ in node.entries:
             if key.value not in known:
                 unknown = True
-                self._error(key.loc, f"unknown {what} '{key.value}'{where}"
+                self._error(key.loc, f"unknown {what} '{excerpt(key.value)}'{where}"
                             f"{hint(key.value, known)} (expected: {', '.join(known)})", path)
         return unknown
 
@@ -233,39 +244,41 @@ class Loader:
             return
         for key, value in node.entries:
             if not _KEY.match(key.value) or '.' in key.value:
-                self._error(key.loc, f"blackboard key '{key.value}' must be an identifier "
-                            '(letters, digits, underscores)')
+                self._error(key.loc, f"blackboard key '{excerpt(key.value)}' must be an "
+                            'identifier (letters, digits, underscores)')
                 continue
-            parsed = self._value(value, '', allow_dynamic=False, what=f"blackboard '{key}'")
+            parsed = self._value(value, '', allow_dynamic=False,
+                                 what=f"blackboard value '{key.value}'")
             if parsed is not None:
                 document.blackboard[key.value] = parsed
 
     def _load_tree(self, key: YScalar, node: YNode, document: Document) -> None:
         name = key.value
         if not _IDENTIFIER.match(name):
-            self._error(key.loc, f"tree name '{name}' must be an identifier "
+            self._error(key.loc, f"tree name '{excerpt(name)}' must be an identifier "
                         '(a letter, then letters, digits or underscores)')
             return
         if name in document.trees:
             first = document.trees[name].loc
-            self._error(key.loc, f"duplicate tree name '{name}' (first defined at {first})")
+            self._error(key.loc, f"duplicate tree name '{excerpt(name)}' (first defined at "
+                        f'{first})')
             return
         params: dict[str, Optional[Value]] = {}
         doc = ''
         root_node: Optional[YNode] = node
         if isinstance(node, YMap) and 'root' in node.keys():
-            self._check_keys(node, TREE_KEYS, 'key', f" in tree '{name}'", name)
+            self._check_keys(node, TREE_KEYS, 'key', f" in tree '{excerpt(name)}'", name)
             root_node = node.get('root')
             params = self._tree_params(node.get('params'), name)
             description = node.get('description')
             if isinstance(description, YScalar) and isinstance(description.value, str):
                 doc = description.value
         elif isinstance(node, YMap) and ('params' in node.keys()):
-            self._error(node.loc, f"tree '{name}' has 'params' but no 'root': write "
+            self._error(node.loc, f"tree '{excerpt(name)}' has 'params' but no 'root': write "
                         'params: {...} and root: <node>', name)
             return
         if root_node is None:
-            self._error(node.loc, f"tree '{name}' has no root node", name)
+            self._error(node.loc, f"tree '{excerpt(name)}' has no root node", name)
             return
         self._tree_param_names = set(params)
         root = self._node(root_node, name, siblings={})
@@ -284,7 +297,7 @@ class Loader:
         params: dict[str, Optional[Value]] = {}
         for key, value in node.entries:
             if not _IDENTIFIER.match(key.value) or not key.value[0].islower():
-                self._error(key.loc, f"tree parameter '{key.value}' must be a lowercase "
+                self._error(key.loc, f"tree parameter '{excerpt(key.value)}' must be a lowercase "
                             'identifier', tree)
                 continue
             if isinstance(value, YScalar) and value.value is None:
@@ -322,12 +335,12 @@ class Loader:
                 self._error(node.loc, 'empty mapping, expected a node', parent_path)
             elif len(node) > 1 and all(is_node_key(k) for k in keys):
                 self._error(node.entries[1][0].loc, 'a node mapping holds exactly one node '
-                            f"type key, found {len(node)} ({', '.join(keys)}); write "
+                            f"type key, found {len(node)} ({excerpt(', '.join(keys))}); write "
                             'sibling nodes as list items', parent_path)
             else:
                 assert bad is not None  # the mapping is not empty
                 self._error(bad.loc, f"expected a node type (CamelCase, e.g. 'Sequence'), "
-                            f"got '{bad.value}'; for the explicit form add 'type:'",
+                            f"got '{excerpt(bad.value)}'; for the explicit form add 'type:'",
                             parent_path)
             return None
         key, value = node.entries[0]
@@ -422,7 +435,7 @@ class Loader:
         display = _strip_quotes(name) if name else type_name
         path = _child_path(parent_path, display, siblings)
         if node_type is None:
-            self._error(type_loc, f"unknown node type '{type_name}'"
+            self._error(type_loc, f"unknown node type '{excerpt(type_name)}'"
                         f'{hint(type_name, [t.name for t in self.registry.types()])}'
                         " (run 'bt-executive nodes' for the catalogue)", path)
             # still walk the children so their errors are reported too
@@ -463,7 +476,7 @@ class Loader:
                         values[name] = value
                     continue
                 expected = ', '.join(node_type.param_names()) or 'none'
-                self._error(key.loc, f"unknown parameter '{name}' for {node_type.name}"
+                self._error(key.loc, f"unknown parameter '{excerpt(name)}' for {node_type.name}"
                             f'{hint(name, node_type.param_names())} (expected: {expected})',
                             path)
                 continue
@@ -505,7 +518,7 @@ class Loader:
                 if outside:
                     self._error(node.loc, f'{what} must be known when the tree is built: '
                                 'use a literal or a tree parameter, not the blackboard '
-                                f"value '{sorted(outside)[0]}'", path)
+                                f"value '{excerpt(sorted(outside)[0])}'", path)
                     return None
             return value
         problem = check_type(param, value.data)
@@ -521,7 +534,7 @@ class Loader:
         except ExpressionError as error:
             column_shift = offset + (1 if node.quoted else 0) + error.column - 1
             self._error(node.loc.shifted(column_shift),
-                        f"bad expression '{text}': {error.message}", path)
+                        f"bad expression '{excerpt(text, error.column)}': {error.message}", path)
             return None
         return Dynamic(expression, node.loc, node.value)
 
@@ -543,7 +556,7 @@ class Loader:
                 return text[1:]
             if not allow_dynamic:
                 self._error(item.loc, f'{what} must be a literal, not a blackboard '
-                            f"reference or expression ('{text}'); write '$$' for a "
+                            f"reference or expression ('{excerpt(text)}'); write '$$' for a "
                             "literal '$'", path)
                 ok = False
                 return None
@@ -552,7 +565,7 @@ class Loader:
             elif _REFERENCE.match(text):
                 dynamic = self._expression(text[1:], item, path, 1)
             else:
-                self._error(item.loc, f"bad reference '{text}': expected a blackboard "
+                self._error(item.loc, f"bad reference '{excerpt(text)}': expected a blackboard "
                             'reference like $battery.percentage or an expression like '
                             "${battery.percentage * 100} (write '$$' for a literal '$')",
                             path)
@@ -593,13 +606,13 @@ def check_type(param: Param, data: Any) -> Optional[str]:
         if kind is ParamType.FLOAT and data != data:
             return 'expected a number, got NaN'
     if kind is ParamType.ENUM and data not in param.choices:
-        return (f"expected one of {', '.join(param.choices)}, got '{data}'"
+        return (f"expected one of {', '.join(param.choices)}, got '{excerpt(data)}'"
                 f'{hint(data, param.choices)}')
     if kind is ParamType.KEY and not _KEY.match(data):
-        return f"expected a blackboard key (identifier, dots for fields), got '{data}'"
+        return f"expected a blackboard key (identifier, dots for fields), got '{excerpt(data)}'"
     if kind is ParamType.INTERFACE and not _INTERFACE.match(data):
         return (f"expected a ROS interface type like 'sensor_msgs/msg/BatteryState', "
-                f"got '{data}'")
+                f"got '{excerpt(data)}'")
     return None
 
 

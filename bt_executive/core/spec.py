@@ -8,8 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterator, Mapping, Optional
 
-from bt_executive.core.errors import SourceLocation, TreeError
-from bt_executive.core.expressions import EvaluationError, Expression
+from bt_executive.core.errors import excerpt, SourceLocation, TreeError
+from bt_executive.core.expressions import EvaluationError, Expression, ExpressionError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,10 +27,36 @@ class Dynamic:
     text: str
 
     def substitute(self, bindings: Mapping[str, Expression]) -> 'Dynamic':
-        """Replace subtree parameter names by the caller's arguments."""
+        """Replace subtree parameter names by the caller's arguments.
+
+        Raises:
+            TreeError: at this value, when the result would be nested too deeply.
+        """
         if not bindings or not (self.expression.names & bindings.keys()):
             return self
-        return dataclasses.replace(self, expression=self.expression.substitute(bindings))
+        try:
+            expression = self.expression.substitute(bindings)
+        except ExpressionError as error:
+            raise TreeError.single(self.loc, 'cannot pass the tree arguments into '
+                                   f"'{excerpt(self.text)}': {error.message}") from None
+        return dataclasses.replace(self, expression=expression)
+
+    def fold(self) -> Any:
+        """Return the value of an expression that reads nothing (else ``self``).
+
+        Raises:
+            TreeError: at this value, when the expression cannot be evaluated: it would
+                fail every time the tree runs.
+        """
+        if not self.expression.is_constant:
+            return self
+        try:
+            return self.expression.evaluate(_no_lookup)
+        except EvaluationError as error:
+            text = excerpt(self.expression.text)
+            raise TreeError.single(self.loc, f"bad expression '{text}': {error.message} (it "
+                                   'reads no blackboard key, so it is evaluated when the '
+                                   'tree is built)') from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,19 +83,23 @@ class Value:
         return frozenset(names)
 
     def substitute(self, bindings: Mapping[str, Expression]) -> 'Value':
-        """Replace subtree parameter names in every dynamic part."""
+        """Replace subtree parameter names in every dynamic part.
+
+        Raises:
+            TreeError: located at the dynamic part, when a result is nested too deeply.
+        """
         if not bindings:
             return self
         return dataclasses.replace(self, data=_map_dynamic(
             self.data, lambda dynamic: dynamic.substitute(bindings)))
 
     def fold_constants(self) -> 'Value':
-        """Evaluate dynamic parts that read nothing (e.g. substituted literals)."""
-        def fold(dynamic: Dynamic) -> Any:
-            if dynamic.expression.is_constant:
-                return dynamic.expression.evaluate(_no_lookup)
-            return dynamic
-        return dataclasses.replace(self, data=_map_dynamic(self.data, fold))
+        """Evaluate dynamic parts that read nothing (e.g. substituted literals).
+
+        Raises:
+            TreeError: located at the dynamic part, when one cannot be evaluated.
+        """
+        return dataclasses.replace(self, data=_map_dynamic(self.data, Dynamic.fold))
 
     def resolve(self, lookup: Callable[[str], Any]) -> Any:
         """Evaluate every dynamic part against ``lookup``.

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from typing import Any, Callable, Iterator, Optional
 import uuid
 
-from bt_executive.core.errors import SourceLocation
+from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 import py_trees
 
 #: ``lookup -> outcome``: computes a pure reader's result from a blackboard lookup.
@@ -107,12 +108,59 @@ class BuiltTree:
         """Yield every behaviour of the tree, root first."""
         return self.root.iterate()
 
+    def setup(self, file: str, *, timeout: Optional[float] = None, **kwargs: Any) -> None:
+        """Set up every behaviour of the tree, root first (py_trees' setup protocol).
+
+        Args:
+            file: the tree file, for errors of behaviours the builder did not make
+            timeout: seconds allowed for all of them; each gets what is left of it as
+                its ``timeout`` argument (None: no limit, no ``timeout`` argument)
+            kwargs: passed to every ``setup()`` (the ROS layer passes ``node``)
+
+        Raises:
+            TreeError: at the node whose setup raised, or ended past the deadline.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for behaviour in self.root.iterate():
+            if deadline is not None:
+                kwargs['timeout'] = max(0.0, deadline - time.monotonic())
+            try:
+                behaviour.setup(**kwargs)
+            except Exception as error:  # noqa: B902 - any failure is the node's problem
+                raise self._located(behaviour, file, f'cannot set up '
+                                    f'{self.nodes.type_name(behaviour)}: '
+                                    f'{_describe(error)}') from error
+            if deadline is not None and time.monotonic() > deadline:
+                raise self._located(behaviour, file, 'setting up the leaves took longer '
+                                    f'than setup_timeout {timeout} s (this node was still '
+                                    'setting up)')
+
+    def _located(self, behaviour: py_trees.behaviour.Behaviour, file: str,
+                 message: str) -> TreeError:
+        """Return an error at ``behaviour``, or at its nearest ancestor the table knows."""
+        node: Optional[py_trees.behaviour.Behaviour] = behaviour
+        while node is not None and node.id not in self.nodes:
+            node = node.parent
+        if node is None:
+            return TreeError.single(SourceLocation(file), message, behaviour.name)
+        info = self.nodes[node.id]
+        return TreeError([Diagnostic(info.loc or SourceLocation(file), message, info.path)])
+
     def by_path(self, path: str) -> py_trees.behaviour.Behaviour:
         """Return the behaviour whose node path is ``path`` (KeyError if none)."""
         for behaviour in self.root.iterate():
             if self.nodes.path(behaviour) == path:
                 return behaviour
         raise KeyError(path)
+
+
+def _describe(error: Exception) -> str:
+    """Return an exception as a message: its text, or its type when it has none."""
+    try:
+        text = str(error)
+    except Exception:  # noqa: B902 - a broken __str__ must not hide the error
+        text = ''
+    return text or type(error).__name__
 
 
 def table_for(root: py_trees.behaviour.Behaviour) -> NodeTable:

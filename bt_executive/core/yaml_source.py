@@ -10,9 +10,10 @@ bombs, absurd nesting, duplicate keys) becomes a one-line :class:`TreeError`.
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any, Iterator, Optional, Union
 
-from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.errors import Diagnostic, excerpt, SourceLocation, TreeError
 import yaml
 
 #: libyaml's parser when PyYAML was built with it (about 10x faster), else pure Python.
@@ -223,7 +224,8 @@ class _Expander:
             key = YScalar(key.loc, text, key.quoted)
             if text in seen:
                 self.errors.append(Diagnostic(
-                    key.loc, f"duplicate key '{text}' (first at line {seen[text].line})"))
+                    key.loc, f"duplicate key '{excerpt(text)}' (first at line "
+                    f'{seen[text].line})'))
                 continue
             seen[text] = key.loc
             entries.append((key, self.convert(value_node, depth + 1)))
@@ -379,12 +381,25 @@ def load_text(text: str, file: str) -> Optional[YNode]:
     return result
 
 
+def _read(path: str) -> bytes:
+    """Read at most one byte more than the limit (a FIFO without a writer reads empty)."""
+    # non-blocking open: a named pipe nobody writes to must not hang the loader
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        os.set_blocking(descriptor, True)
+        stream = os.fdopen(descriptor, 'rb')
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with stream:
+        return stream.read(MAX_FILE_BYTES + 1)
+
+
 def load_file(path: str, *, display_name: Optional[str] = None) -> Optional[YNode]:
     """Read and parse a YAML file; the error locations use ``display_name`` or ``path``."""
     name = display_name or path
     try:
-        with open(path, 'rb') as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
+        data = _read(path)
     except FileNotFoundError:
         raise TreeError.single(SourceLocation(name), 'file not found') from None
     except IsADirectoryError:

@@ -19,6 +19,8 @@ import sysconfig
 import textwrap
 from typing import Optional
 
+from bt_executive.core.builder import MAX_TREE_DEPTH
+from bt_executive.core.errors import TreeError
 from bt_executive.core.registry import Category, ParamType, Registry
 from bt_executive.core.spec import Document, NodeSpec, TreeSpec
 from bt_executive.formats.text import format_data
@@ -241,6 +243,10 @@ def stack_rows(document: Document, names: list[str], registry: Registry) -> list
     return rows
 
 
+#: Most nodes drawn in one picture (a tree calling another twice doubles it per level).
+MAX_DRAWN_NODES = 10_000
+
+
 class _DotWriter:
     """Accumulates DOT statements with stable, unique ids."""
 
@@ -254,6 +260,7 @@ class _DotWriter:
         self.clusters = 0
         self.roots: dict[str, tuple[str, str]] = {}  # tree -> (root id, cluster id)
         self.links: list[tuple[str, str]] = []  # (Subtree node id, called tree)
+        self.count = 0  # nodes written
 
     def node_id(self, path: str) -> str:
         node_id, number = quote_id(path), 1
@@ -275,26 +282,37 @@ class _DotWriter:
 
     def tree(self, tree: TreeSpec, *, expand: bool, prefix: str = '',
              stack: tuple[str, ...] = (), indent: str = '  ',
-             attrs: Optional[dict[str, str]] = None) -> str:
+             attrs: Optional[dict[str, str]] = None, level: int = 0) -> str:
         """Write a tree as a cluster; return its root's id."""
         cluster = self.open_cluster(tree_label(tree), attrs or _CLUSTER_ATTRS, indent)
         root_id = self.node_id(prefix + tree.root.path)
         self.node(tree.root, root_id, expand=expand, prefix=prefix,
-                  stack=(*stack, tree.name), indent=indent + '  ')
+                  stack=(*stack, tree.name), indent=indent + '  ', level=level)
         self.lines.append(f'{indent}}}')
         self.roots.setdefault(tree.name, (root_id, cluster))
         return root_id
 
     def node(self, node: NodeSpec, node_id: str, *, expand: bool, prefix: str,
-             stack: tuple[str, ...], indent: str) -> None:
-        """Write a node, the edges to its children in order, then the children."""
+             stack: tuple[str, ...], indent: str, level: int = 0) -> None:
+        """Write a node, the edges to its children in order, then the children.
+
+        Raises:
+            TreeError: when drawing called trees inline nests too deep or grows too large
+                (the builder's limits).
+        """
+        self.count += 1
+        if level >= MAX_TREE_DEPTH or self.count > MAX_DRAWN_NODES:
+            problem = f'nests deeper than {MAX_TREE_DEPTH} levels' \
+                if level >= MAX_TREE_DEPTH else f'has more than {MAX_DRAWN_NODES} nodes'
+            raise TreeError.single(node.loc, f'the tree {problem} once its subtrees are '
+                                   'expanded (draw it without --expand)', prefix + node.path)
         style = STYLES[node_kind(node, self.registry)]
         self.lines.append(f'{indent}{node_id} {_attrs(style, node_label(node, self.registry))};')
         for child in node.children:
             child_id = self.node_id(prefix + child.path)
             self.edges.append(f'  {node_id} -> {child_id};')
             self.node(child, child_id, expand=expand, prefix=prefix, stack=stack,
-                      indent=indent)
+                      indent=indent, level=level + 1)
         target = subtree_target(node, self.registry)
         if target is None or target not in self.document.trees:
             return
@@ -304,7 +322,7 @@ class _DotWriter:
             edge = len(self.edges)
             root_id = self.tree(self.document.trees[target], expand=True,
                                 prefix=f'{prefix}{node.path} > ', stack=stack,
-                                indent=indent, attrs=_EXPANDED_ATTRS)
+                                indent=indent, attrs=_EXPANDED_ATTRS, level=level + 1)
             self.edges.insert(edge, f'  {node_id} -> {root_id};')
 
 
@@ -324,7 +342,7 @@ def to_dot(document: Document, registry: Registry, *, tree: Optional[str] = None
         (a subtree drawn inline prefixes the caller's path and ``' > '``).
 
     Raises:
-        TreeError: if there is no such tree.
+        TreeError: if there is no such tree, or it is too large to draw expanded.
     """
     chosen = document.tree(tree)
     writer = _DotWriter(document, registry)

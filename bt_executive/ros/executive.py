@@ -21,16 +21,19 @@ from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.spin import CallbackFaults, make_executor, SignalWaker, StartInterrupted
 from bt_executive.ros.subscriptions import qos_profile
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
+from bt_executive.ros.usage import handle_arguments
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
 import py_trees
 from py_trees.common import Status
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor,
                                 SetParametersResult)
 import rclpy
+from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.utilities import remove_ros_args
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
@@ -144,7 +147,11 @@ class Executive(Node):
             kwargs['context'] = context
         super().__init__(node_name, parameter_overrides=parameter_overrides or [], **kwargs)
         self.registry = registry or ros_registry()
-        self._declare_parameters()
+        try:
+            self._declare_parameters()
+        except ParameterException:  # a value of the wrong type or out of range
+            super().destroy_node()  # nothing of ours exists yet
+            raise
         self.host = TreeHost(self, self.registry, clock=self.now_seconds,
                              logger=self.get_logger(), on_install=self._on_install)
         self.callback_faults = CallbackFaults(self.get_logger())
@@ -590,8 +597,13 @@ def main(args: Optional[list[str]] = None) -> int:
     """Run the executive until SIGINT/SIGTERM/SIGHUP; cancel goals before exiting.
 
     Returns:
-        0 on a normal end; 128 + the signal number when stopped by a signal.
+        0 on a normal end (and after ``--help``, which starts no node); 1 when the tree
+        file given at start is invalid; 128 + the signal number when stopped by a signal.
     """
+    done = handle_arguments(remove_ros_args(sys.argv if args is None else args)[1:],
+                            PARAMETERS)
+    if done is not None:
+        return done
     rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     received: list[int] = []
     starting = [True]
@@ -612,6 +624,10 @@ def main(args: Optional[list[str]] = None) -> int:
             executive = Executive()
         except TreeError:
             return 1
+        except ParameterException as error:
+            print(f'executive: {error} (executive --help lists the parameters)',
+                  file=sys.stderr)
+            return 2
         except StartInterrupted:  # nothing ticked yet, so no goal was sent
             return 128 + received[0]
         finally:

@@ -168,19 +168,13 @@ class TreeHost:
                                extras={'node': self.node}, log_error=self.logger.error)
         try:
             built = Builder(context).build(tree_name or None)
-            deadline = time.monotonic() + setup_timeout
-            for behaviour in built.root.iterate():
-                behaviour.setup(node=self.node,
-                                timeout=max(0.0, deadline - time.monotonic()))
-            if time.monotonic() > deadline:
-                raise TreeError.single(SourceLocation(tree_file), 'setting up the leaves took '
-                                       f'longer than setup_timeout {setup_timeout} s')
+            built.setup(tree_file, timeout=setup_timeout, node=self.node)
         except Exception as error:  # noqa: B902 - rejected: release what was made so far
             release(context.nodes.values(), feed)
             if isinstance(error, TreeError):
                 raise
-            raise TreeError.single(SourceLocation(tree_file), f'setup failed: {error}') \
-                from error
+            raise TreeError.single(SourceLocation(tree_file), f'cannot build the tree: '
+                                   f'{type(error).__name__}: {error}') from error
         runner = TreeRunner(built, clock=self.clock, track_writes=True,
                             log_error=self.logger.error)
         return LoadedTree(document=document, name=built.name, built=built, feed=feed,

@@ -6,7 +6,7 @@ import math
 import string
 from typing import Any, NamedTuple
 
-from bt_executive.core.expressions.rendering import _quote
+from bt_executive.core.expressions.rendering import _quote, _short
 
 _IDENT_START = frozenset(string.ascii_letters + '_')
 _IDENT_CHARS = frozenset(string.ascii_letters + string.digits + '_')
@@ -80,7 +80,7 @@ def _scan_number(text: str, start: int) -> tuple[int | float, int]:
             if exponent < size and text[exponent] in '+-':
                 exponent += 1
             if exponent >= size or text[exponent] not in _DIGITS:
-                raise _ScanError(f"invalid number '{text[start:exponent]}'", column)
+                raise _ScanError(f"invalid number '{_short(text[start:exponent])}'", column)
             while exponent < size and text[exponent] in _DIGITS:
                 exponent += 1
             position = exponent
@@ -91,7 +91,7 @@ def _scan_number(text: str, start: int) -> tuple[int | float, int]:
         except ValueError:
             raise _ScanError(f"number '{source[:20]}...' is too long", column) from None
         if isinstance(value, float) and not math.isfinite(value):
-            raise _ScanError(f"number '{source}' is too large", column)
+            raise _ScanError(f"number '{_short(source)}' is too large", column)
     if position < size and text[position] in _IDENT_CHARS:
         end = position
         while end < size and text[end] in _IDENT_CHARS and end - start < 30:

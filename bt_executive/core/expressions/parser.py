@@ -32,7 +32,7 @@ from bt_executive.core.expressions.nodes import (
     BoolOp, Call, Comparison, Conditional, DictDisplay, Field, Index, ListDisplay, Literal,
     Name, Not,
 )
-from bt_executive.core.expressions.rendering import _quote
+from bt_executive.core.expressions.rendering import _quote, _short
 
 _COMPARISON_OPS = frozenset(('==', '!=', '<', '<=', '>', '>='))
 _SUM_OPS = frozenset(('+', '-'))
@@ -55,13 +55,13 @@ def _describe(token: _Token) -> str:
     if token.kind == 'eof':
         return 'end of expression'
     if token.kind == 'num':
-        return f'number {token.source}'
+        return f'number {_short(token.source)}'
     if token.kind == 'str':
         source = token.source if len(token.source) <= 30 else token.source[:27] + '...'
         return f'string {source}'
     if token.kind == 'name' and token.value not in _KEYWORDS:
-        return f"name '{token.value}'"
-    return f"'{token.source}'"
+        return f"name '{_short(token.value)}'"
+    return f"'{_short(token.source)}'"
 
 
 class _Parser:
@@ -107,7 +107,7 @@ class _Parser:
     def _advance(self) -> _Token:
         token = self._peek()
         self._position += 1
-        self._after = f"'{token.source}'"
+        self._after = f"'{_short(token.source)}'"
         return token
 
     def _expect(self, value: str, message: str) -> _Token:
@@ -336,7 +336,7 @@ class _Parser:
         if function is None:
             known = ', '.join(sorted(self._functions)) or 'none'
             raise self.error(
-                f"unknown function '{name.value}' (known: {known})", name.column)
+                f"unknown function '{_short(name.value)}' (known: {known})", name.column)
         open_token = self._peek()
         with self._nested(open_token):
             args = self._sequence(open_token, ')')

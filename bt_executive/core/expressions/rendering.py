@@ -26,6 +26,11 @@ def _preview(value: Any, limit: int = 40) -> str:
     return text
 
 
+def _short(text: str, limit: int = 40) -> str:
+    """Return source text cut to ``limit`` characters for a message (``...`` marks a cut)."""
+    return text if len(text) <= limit else text[:limit - 3] + '...'
+
+
 def _names_preview(names: Any, limit: int = 10) -> str:
     """Return a comma-separated, sorted, truncated list of names."""
     shown = sorted(str(name) for name in names)
