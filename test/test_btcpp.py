@@ -253,7 +253,7 @@ def test_tree_nodes_model_declares_our_node_types_and_their_ports():
     assert ('<input_port name="expr" type="std::string">expression, e.g. '
             'battery.percentage &lt; 0.2 (a bt_executive expression)</input_port>') in models
     assert '<Action ID="TopicAction">' in models
-    assert '<input_port name="server_timeout" type="double" default="2.0">' in models
+    assert '<input_port name="server_timeout" type="double" default="10.0">' in models
     assert '<input_port name="status_qos" type="std::string" default="reliable">QoS of ' \
         'the status subscription (one of: reliable, sensor_data, latched)' in models
     assert 'ID="Sequence"' not in models  # built-ins are BT.CPP's to describe
