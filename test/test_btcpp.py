@@ -14,6 +14,7 @@ from bt_executive.core.registry import ParamType
 from bt_executive.formats import btcpp
 from bt_executive.nodes.catalogue import default_registry
 from hypothesis import given, HealthCheck, settings, strategies as st
+import py_trees
 import pytest
 
 ROOT = os.path.join(os.path.dirname(__file__), '..')
@@ -252,7 +253,7 @@ def test_tree_nodes_model_declares_our_node_types_and_their_ports():
     assert ('<input_port name="expr" type="std::string">expression, e.g. '
             'battery.percentage &lt; 0.2 (a bt_executive expression)</input_port>') in models
     assert '<Action ID="TopicAction">' in models
-    assert '<input_port name="server_timeout" type="double" default="2.0">' in models
+    assert '<input_port name="server_timeout" type="double" default="10.0">' in models
     assert '<input_port name="status_qos" type="std::string" default="reliable">QoS of ' \
         'the status subscription (one of: reliable, sensor_data, latched)' in models
     assert 'ID="Sequence"' not in models  # built-ins are BT.CPP's to describe
@@ -410,6 +411,49 @@ def test_import_of_a_hand_written_bt_cpp_file():
                            "'bt-executive import'.\n")
     built = build(document, registry=default_registry())  # and it builds
     assert built.name == 'Main' and built.nodes.path(built.root).startswith('Main/')
+
+
+def test_import_takes_subtree_ports_from_the_calls_and_remaps_the_ports_a_call_leaves_out():
+    xml = """<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <SubTree ID="Work" result="{work_result}" label="first"/>
+      <SubTree ID="Work" label="second" _autoremap="true"/>
+      <SubTree ID="Modeled"/>
+    </Sequence>
+  </BehaviorTree>
+  <BehaviorTree ID="Work"><SetBlackboard output_key="result" value="done"/></BehaviorTree>
+  <BehaviorTree ID="Modeled"><SetBlackboard output_key="answer" value="42"/></BehaviorTree>
+  <TreeNodesModel>
+    <SubTree ID="Modeled"><output_port name="answer"/></SubTree>
+  </TreeNodesModel>
+</root>"""
+    py_trees.blackboard.Blackboard.clear()
+    text, document = btcpp.import_document(xml, name='hand.xml')
+    body = text.split('\n', 1)[1]
+    assert body == """main: Main
+trees:
+  Main:
+    Sequence:
+    - Subtree: {tree: Work, result: $work_result, label: first}
+    - Subtree: {tree: Work, label: second, result: $result}
+    - Subtree: {tree: Modeled, answer: $answer}
+  Work:
+    params: {result: null, label: null}
+    root:
+      SetBlackboard: {key: result, value: done}
+  Modeled:
+    params: {answer: null}
+    root:
+      SetBlackboard: {key: answer, value: 42}
+"""
+    root = build(document, registry=default_registry()).root
+    root.tick_once()
+    storage = py_trees.blackboard.Blackboard.storage
+    assert {key: storage[key] for key in ('/work_result', '/result', '/answer')} == {
+        '/work_result': 'done', '/result': 'done', '/answer': 42}
+    assert '/label' not in storage
+    py_trees.blackboard.Blackboard.clear()
 
 
 def test_unknown_node_ids_are_reported_with_element_and_line():

@@ -237,6 +237,56 @@ trees:
     assert storage.get('/d') == 'ready'
 
 
+HAND_WRITTEN_SUBTREES = """\
+<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <SubTree ID="Work" result="{work_result}" label="first"/>
+      <SubTree ID="Work" name="again" result="{other_result}" label="second"/>
+      <SubTree ID="Work" label="third" _autoremap="true"/>
+      <SubTree ID="Relay" out="{relayed}"/>
+      <SubTree ID="Modeled" answer="{=}"/>
+      <SubTree ID="Modeled" answer="{modeled_answer}"/>
+    </Sequence>
+  </BehaviorTree>
+  <BehaviorTree ID="Work">
+    <Sequence>
+      <SetBlackboard output_key="result" value="done"/>
+      <SetBlackboard output_key="scratch" value="1"/>
+    </Sequence>
+  </BehaviorTree>
+  <BehaviorTree ID="Relay">
+    <SubTree ID="Work" result="{out}" label="relay"/>
+  </BehaviorTree>
+  <BehaviorTree ID="Modeled">
+    <Sequence>
+      <UnsetBlackboard key="answer"/>
+      <SetBlackboard output_key="answer" value="42"/>
+    </Sequence>
+  </BehaviorTree>
+  <TreeNodesModel>
+    <SubTree ID="Modeled"><output_port name="answer"/></SubTree>
+  </TreeNodesModel>
+</root>
+"""
+
+
+def test_imported_subtree_output_ports_write_where_bt_cpp_writes():
+    tree = bt.BehaviorTreeFactory().create_tree_from_text(HAND_WRITTEN_SUBTREES)
+    assert run_bt_cpp(tree) == ('SUCCESS', 1)
+    board = tree.root_blackboard()
+    theirs = {key: board.get_string(key) for key in board.get_keys()}
+    # each call's output port lands in the key it remaps to; the call that leaves the
+    # port out under _autoremap writes the caller's entry of that name
+    assert theirs == {'work_result': 'done', 'other_result': 'done', 'result': 'done',
+                      'relayed': 'done', 'answer': '42', 'modeled_answer': '42',
+                      'scratch': '1'}
+    _, document = btcpp.import_document(HAND_WRITTEN_SUBTREES, name='hand.xml')
+    assert ours_until_done(document) == ('SUCCESS', 1)
+    storage = py_trees.blackboard.Blackboard.storage
+    assert {key[1:]: str(value) for key, value in storage.items()} == theirs
+
+
 # ---- differential ticking: random trees of built-in-mapped nodes -------------------------------
 
 def _leaf():

@@ -1,7 +1,9 @@
 """Turn a validated :class:`~bt_executive.core.spec.Document` into a py_trees tree.
 
 Subtrees are expanded in place (wrapped in a :class:`SubtreeBehaviour` so viewers see
-the boundary); tree parameters are substituted into the called tree's values. The result
+the boundary); tree parameters are substituted into the called tree's values, and a
+parameter of type ``key`` that names a tree parameter becomes the key its argument
+refers to (so writes land in the caller's key, as with remapped BT.CPP ports). The result
 is a :class:`~bt_executive.core.table.BuiltTree`: the py_trees root plus a node table
 (``behaviour.id -> NodeInfo``: node path, node type, source location, blackboard reads,
 outcome probe, fault guard). Nothing is stamped on the behaviours. Nodes of plugin types
@@ -12,13 +14,14 @@ when built; the rest only when they first raise (:mod:`bt_executive.core.faults`
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from typing import Any, Callable, Mapping, Optional
 
 from bt_executive.core.errors import Diagnostic, excerpt, SourceLocation, TreeError
-from bt_executive.core.expressions import Expression, literal
+from bt_executive.core.expressions import EvaluationError, Expression, literal
 from bt_executive.core.faults import FaultGuard
-from bt_executive.core.loader import check_type
+from bt_executive.core.loader import check_type, is_key
 from bt_executive.core.registry import Category, NodeType, ParamType, Registry, REQUIRED
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
 from bt_executive.core.table import BuiltTree, log_to_stderr, NodeInfo, NodeTable, Probe
@@ -181,6 +184,8 @@ class Builder:
         self.errors: list[Diagnostic] = []
         self._calls: list[SourceLocation] = []
         self._count = 0
+        #: where each tree parameter of the trees being expanded got its value (a stack)
+        self._origins: list[dict[str, SourceLocation]] = []
 
     def build(self, tree_name: Optional[str] = None) -> BuiltTree:
         """Build the named (or main) tree: its root behaviour and its node table.
@@ -192,6 +197,7 @@ class Builder:
         self.errors = []
         self._count = 0
         bindings = self._bindings(tree, {}, None, {}, tree.name)
+        self._origins = [self._argument_origins(tree, {})]
         root = self._node(tree.root, bindings, prefix='', depth=0, level=0)
         if self.errors or root is None:
             raise TreeError(self.errors)
@@ -229,6 +235,17 @@ class Builder:
                     'or a single expression, not a structure holding references', path))
         return bindings
 
+    @staticmethod
+    def _argument_origins(tree: TreeSpec,
+                          arguments: Mapping[str, Value]) -> dict[str, SourceLocation]:
+        """Return where each tree parameter's value is written: the argument or default."""
+        origins = {}
+        for name, default in tree.params.items():
+            value = arguments.get(name, default)
+            if value is not None:
+                origins[name] = value.loc
+        return origins
+
     def _node(self, spec: NodeSpec, bindings: Mapping[str, Expression], *, prefix: str,
               depth: int, level: int) -> Optional[py_trees.behaviour.Behaviour]:
         node_type = self.context.registry.require(spec.type)
@@ -246,6 +263,13 @@ class Builder:
         errors_before = len(self.errors)
         for name, value in spec.params.items():
             param = node_type.param(name)
+            if param is not None and param.type is ParamType.KEY and bindings:
+                key = self._key(name, value, bindings, spec, path)
+                if key is None:
+                    continue
+                if key is not value:
+                    values[name] = key
+                    continue
             try:
                 resolved = value.substitute(bindings)
                 if param is not None and not resolved.is_static and _foldable(resolved):
@@ -292,6 +316,53 @@ class Builder:
             info.guard = FaultGuard(behaviour, path, self.context.log_error)
         return behaviour
 
+    def _key(self, name: str, value: Value, bindings: Mapping[str, Expression],
+             spec: NodeSpec, path: str) -> Optional[Value]:
+        """Return a key parameter with a tree parameter at its head remapped.
+
+        ``key: out`` (or ``$out``, ``out.pose``) in a tree whose parameter ``out`` is
+        bound to ``$result`` names ``result`` (``result.pose``). Values that do not start
+        with a tree parameter come back unchanged; so does a key computed by an
+        expression (``${'count_' + name}``), which must fold to a literal as usual.
+        Records an error and returns None when the tree parameter is bound to something
+        that is not a key (a literal, an expression, an indexed reference).
+        """
+        data = value.data
+        if isinstance(data, Dynamic):
+            text = str(data.expression)
+        elif isinstance(data, str):
+            text = data
+        else:
+            return value
+        if not is_key(text):
+            return value
+        head, dot, rest = text.partition('.')
+        bound = bindings.get(head)
+        if bound is None:
+            return value
+        target = str(bound)
+        if not bound.is_constant and is_key(target):
+            return Value(target + dot + rest, value.loc)
+        if bound.is_constant:
+            try:
+                literal_value = bound.evaluate(_no_lookup)
+            except EvaluationError:  # e.g. 1 / 0: show it as written
+                literal_value = str(bound)
+            shown = f'the literal {literal_value!r}'
+            example = f'${literal_value}' if isinstance(literal_value, str) \
+                and is_key(literal_value) else '$result'
+        else:
+            shown = f'${target}' if _REFERENCE_TEXT.match(target) else f'${{{target}}}'
+            example = '$result'
+        origins = self._origins[-1] if self._origins else {}
+        where = origins.get(head, value.loc)
+        what = 'argument' if self._calls else 'default'
+        self.errors.append(Diagnostic(
+            where, f"tree parameter '{head}' is used as a blackboard key ({spec.type} "
+            f"'{name}' at {value.loc}), so its {what} must be a reference to a key "
+            f'(names and .fields), like {example}, not {shown}', path))
+        return None
+
     def _fail(self, value: Value, message: str, path: str) -> None:
         """Record an error found after substituting tree arguments, naming the call."""
         self.errors.append(Diagnostic(value.loc, message + self._via(), path))
@@ -325,11 +396,13 @@ class Builder:
         if len(self.errors) > errors_before:  # the called tree would miss an argument
             return None
         self._calls.append(spec.loc)
+        self._origins.append(self._argument_origins(tree, arguments))
         try:
             child = self._node(tree.root, inner, prefix=path, depth=depth + 1,
                                level=level + 1)
         finally:
             self._calls.pop()
+            self._origins.pop()
         if child is None:
             return None
         behaviour = SubtreeBehaviour(spec.name, child, tree=tree.name)
@@ -345,6 +418,14 @@ class Builder:
         self.context.table[behaviour.id] = info
         self.context.nodes[path] = behaviour
         return info
+
+
+#: A reference as written after ``$``: a name, then ``.field`` and ``[index]`` parts.
+_REFERENCE_TEXT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*\Z')
+
+
+def _no_lookup(name: str) -> Any:
+    raise KeyError(name)
 
 
 def _foldable(value: Value) -> bool:

@@ -578,6 +578,11 @@ class Loader:
         return Value(data, node.loc) if ok else None
 
 
+def is_key(text: str) -> bool:
+    """Tell whether ``text`` is a blackboard key path (identifiers joined by dots)."""
+    return bool(_KEY.match(text))
+
+
 def check_type(param: Param, data: Any) -> Optional[str]:
     """Check a static value against a parameter spec; return a problem or None."""
     kind = param.type

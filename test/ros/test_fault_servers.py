@@ -8,6 +8,7 @@ blackboard.
 
 from collections.abc import Callable
 import json
+import re
 import signal
 from typing import Any
 import uuid
@@ -99,8 +100,11 @@ def test_action_server_killed_mid_goal_fails_the_leaf_and_a_restarted_server_ser
     ex.spin_until(lambda: board('succeeded') >= succeeded + 2, 'goals to succeed again',
                   timeout=TIMEOUT)
     reasons = transitions.failures('Main/cycle/goal/fib')
-    assert set(reasons) <= {'no result after 3.0 s',
-                            f"action server '/{name}' not available after 1.0 s"}, reasons
+    # (a goal sent to the dead server just before DDS dropped it fails as lost)
+    lost = re.compile(rf"action server '/{name}' went away while goal [0-9a-f]{{8}} was "
+                      r'running \(it left the ROS graph\)')
+    assert {reason for reason in reasons if not lost.fullmatch(reason)} <= {
+        'no result after 3.0 s', f"action server '/{name}' not available after 1.0 s"}, reasons
     # the server saw them too (its event history reaches this late subscriber in time)
     succeeded_on_server = []
 

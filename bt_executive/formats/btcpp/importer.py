@@ -145,6 +145,8 @@ class _Importer:
         self.errors: list[Diagnostic] = []
         #: node path in the generated YAML -> (element, tag), to relocate loader errors
         self.origins: dict[str, tuple[XElement, str]] = {}
+        #: tree ID -> its parameters with their defaults (None: required)
+        self.tree_params: dict[str, dict[str, Any]] = {}
 
     def error(self, element: XElement, message: str) -> None:
         """Record a problem at an element."""
@@ -189,6 +191,8 @@ class _Importer:
             document['blackboard'] = meta['blackboard']
         if meta.get('subscriptions'):
             document['subscriptions'] = meta['subscriptions']
+        self.tree_params = _with_call_ports(tree_params, trees)
+        tree_params = self.tree_params
         descriptions = meta.get('tree_descriptions') or {}
         out_trees: dict[str, Any] = {}
         for element in trees:
@@ -370,6 +374,11 @@ class _Importer:
                 params[key] = decode_value(text, ParamType.ANY, key)
             except ValueError as error:
                 self.error(element, f"argument '{key}': {error}")
+        for key, default in self.tree_params.get(target, {}).items():
+            if default is None and key not in params and key not in defaults:
+                # a port the call leaves out: BT.CPP's _autoremap reads and writes the
+                # caller's entry of that name (without it, the subtree's own entry)
+                params[key] = '$' + key
         display = _strip_quotes(name) if name else 'Subtree'
         self.origins[_child_path(parent, display, siblings)] = (element, element.tag)
         return node_yaml('Subtree', display if name else None, params, [], 'tree')
@@ -385,6 +394,29 @@ class _Importer:
         element, tag = origin
         return Diagnostic(SourceLocation(self.file, element.line, element.column),
                           diagnostic.message, f'element <{tag}>')
+
+
+def _with_call_ports(models: dict[str, dict[str, Any]],
+                     trees: list[XElement]) -> dict[str, dict[str, Any]]:
+    """Add the ports that ``<SubTree>`` calls pass to the parameters from the models.
+
+    BT.CPP needs no model for a subtree: any attribute of a call remaps that port. A port
+    that some call passes and no model declares becomes a required parameter; calls that
+    leave it out get the same-named key (see :meth:`_Importer._subtree`).
+    """
+    params = {tree: dict(ports) for tree, ports in models.items()}
+    pending = list(reversed(trees))
+    while pending:  # depth first, in document order
+        element = pending.pop()
+        pending.extend(reversed(element.children))
+        target = element.attrs.get('ID')
+        if element.tag != 'SubTree' or not target:
+            continue
+        for key in element.attrs:
+            if key not in ('ID', 'name') and not key.startswith('_') \
+                    and _IDENTIFIER.match(key):
+                params.setdefault(target, {}).setdefault(key, None)
+    return params
 
 
 # ---- the API ---------------------------------------------------------------------------------

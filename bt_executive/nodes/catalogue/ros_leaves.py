@@ -29,8 +29,20 @@ DEFAULT_STUBS: dict[str, tuple[str, int]] = {
     'WaitForMessage': ('running', 0),
 }
 
+#: Seconds a leaf waits for its server by default: DDS discovery of a new process took
+#: up to 2.7 s here on loopback (one periodic announcement of Fast DDS, every 3 s, when
+#: the first ones are missed: a third of 60 fresh processes), so 10 s leaves margin for
+#: a loaded machine.
+SERVER_TIMEOUT = 10.0
+
 _COMMON_ROS = (
-    P('server_timeout', T.FLOAT, 'seconds to wait for the server before FAILURE', 2.0,
+    P('server_timeout', T.FLOAT,
+      'seconds to wait for the server (DDS discovery of a new process takes up to ~3 s) '
+      'before FAILURE', SERVER_TIMEOUT, minimum=0.0),
+    P('server_lost_timeout', T.FLOAT,
+      'seconds the server may be gone from the ROS graph while a goal or request is in '
+      'flight before FAILURE '
+      '(DDS drops a crashed server after its lease: 20 s with Fast DDS defaults)', 1.0,
       minimum=0.0),
 )
 _QOS_CHOICES = ('reliable', 'sensor_data', 'latched')
@@ -104,8 +116,9 @@ def ros_leaf_types() -> list[NodeType]:
             name='Action',
             doc=('Sends a ROS action goal (built from literals, $references and '
                  '${expressions}); RUNNING while active, SUCCESS on a succeeded result; '
-                 'FAILURE when the server is absent, rejects, aborts or times out; the goal '
-                 'is cancelled when the node is halted.'),
+                 'FAILURE when the server is absent, rejects, aborts or times out, or goes '
+                 'away (leaves the ROS graph) while the goal runs; the goal is cancelled when '
+                 'the node is halted.'),
             params=(
                 P('type', T.INTERFACE, 'action type, e.g. nav2_msgs/action/NavigateToPose'),
                 P('server', T.STRING, 'action name, e.g. /navigate_to_pose'),
@@ -120,7 +133,9 @@ def ros_leaf_types() -> list[NodeType]:
         _ros_leaf(
             name='Service',
             doc=('Calls a ROS service; SUCCESS when the response satisfies `success` (an '
-                 'expression over `response`), FAILURE otherwise.'),
+                 'expression over `response`), FAILURE otherwise, and when the service is '
+                 'absent, does not answer in time or goes away while the request is in '
+                 'flight.'),
             params=(
                 P('type', T.INTERFACE, 'service type, e.g. std_srvs/srv/Trigger'),
                 P('service', T.STRING, 'service name'),
@@ -173,7 +188,8 @@ def ros_leaf_types() -> list[NodeType]:
                  'the goal, follows a status topic (SUCCESS/FAILURE by the '
                  '`succeeded`/`failed` expressions over `msg`; `match` picks the status '
                  'messages of this goal, `goal` is the sent goal), and publishes `cancel` on '
-                 'cancel_topic when halted or timed out.'),
+                 'cancel_topic when halted or timed out. FAILURE also when the server goes '
+                 'away (its goal subscriber or status publisher leaves the ROS graph).'),
             params=(
                 P('goal_topic', T.STRING, 'topic the goal is published on'),
                 P('goal_type', T.INTERFACE, 'goal message type'),

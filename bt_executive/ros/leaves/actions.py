@@ -7,7 +7,8 @@ from typing import Any, Optional
 
 from action_msgs.msg import GoalStatus
 from action_msgs.srv import CancelGoal
-from bt_executive.ros.leaves.common import _seconds, _store, Lookup, RosLeaf, SERVER_POLL_PERIOD
+from bt_executive.ros.leaves.common import _seconds, _store, Lookup, publisher_gids, RosLeaf, \
+    SERVER_POLL_PERIOD, ServerWatch
 from bt_executive.ros.leaves.templates import MessageTemplate
 from py_trees.common import Status
 from rclpy.action import ActionClient
@@ -28,7 +29,9 @@ class ActionLeaf(RosLeaf):
     RUNNING while waiting for the server, the goal response and the result; SUCCESS when
     the goal succeeded (the result is stored to ``result_key``); FAILURE when the server
     stays absent for ``server_timeout``, the goal is rejected, aborted or canceled by the
-    server, or no result arrived within ``timeout`` (the goal is then cancelled).
+    server, no result arrived within ``timeout`` (the goal is then cancelled), or the
+    server that got the goal left the ROS graph for ``lost_timeout`` (see
+    :class:`ServerWatch`; no cancel is sent: nobody would answer it).
 
     When the leaf is halted (terminate with INVALID) the active goal is cancelled; a goal
     whose response has not arrived yet is cancelled as soon as it is accepted. Each run
@@ -41,8 +44,8 @@ class ActionLeaf(RosLeaf):
 
     def __init__(self, name: str, *, action_type: type, server: str,
                  goal: MessageTemplate, lookup: Lookup, result_key: Optional[str] = None,
-                 feedback_key: Optional[str] = None, server_timeout: float = 2.0,
-                 timeout: float = 0.0) -> None:
+                 feedback_key: Optional[str] = None, server_timeout: float = 10.0,
+                 timeout: float = 0.0, lost_timeout: float = 1.0) -> None:
         super().__init__(name, kind='Action', lookup=lookup)
         self.action_type = action_type
         self.server = server
@@ -52,7 +55,9 @@ class ActionLeaf(RosLeaf):
         self.feedback_key = feedback_key
         self.server_timeout = server_timeout
         self.timeout = timeout
+        self.lost_timeout = lost_timeout
         self.client: Optional[ActionClient] = None
+        self._watch: Optional[ServerWatch] = None
         self.generation = 0
         self._cancels: list[Future] = []
         # goal futures to cancel once answered, each with a future of ours that completes
@@ -61,6 +66,8 @@ class ActionLeaf(RosLeaf):
         self._reset()
 
     def _reset(self) -> None:
+        if self._watch is not None:
+            self._watch.stop()
         self._active = False
         self._started: Optional[float] = None
         self._sent_at: Optional[float] = None
@@ -73,12 +80,16 @@ class ActionLeaf(RosLeaf):
         """Create the action client."""
         self.server_name = node.resolve_topic_name(self.server)
         self.client = ActionClient(node, self.action_type, self.server)
+        status_topic = self.server_name + '/_action/status'
+        self._watch = ServerWatch(self.lost_timeout, self.client.server_is_ready, [
+            ('status publisher', lambda: publisher_gids(node, status_topic))])
 
     def destroy(self) -> None:
         """Destroy the action client."""
         if self.client is not None:
             self.client.destroy()
             self.client = None
+        self._watch = None
         self._cancels.clear()
         self._doomed.clear()
 
@@ -109,6 +120,8 @@ class ActionLeaf(RosLeaf):
             self._abandon()
         self._active = False
         self.generation += 1
+        if self._watch is not None:
+            self._watch.stop()
 
     def step(self) -> Status:
         """Wait for the server, send the goal, then follow it to its result."""
@@ -131,6 +144,8 @@ class ActionLeaf(RosLeaf):
         if self.timeout > 0 and now - self._sent_at >= self.timeout:
             self._abandon()
             return self.fail(f'no result after {_seconds(self.timeout)} s')
+        if self._watch.lost(now) is not None:
+            return self._lost()
         if self._goal_handle is None:
             return self.running(f'goal sent to {self.server_name}')
         return self.running(f'goal active on {self.server_name}')
@@ -141,9 +156,11 @@ class ActionLeaf(RosLeaf):
             return None
         if self._goal_future is None:
             return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
-        if self._outcome is None and self.timeout > 0:
-            return self._sent_at + self.timeout
-        return None
+        if self._outcome is not None:
+            return None
+        times = [self._watch.wake_at() if self._watch is not None else None,
+                 self._sent_at + self.timeout if self.timeout > 0 else None]
+        return min((when for when in times if when is not None), default=None)
 
     def _send(self, now: float) -> Status:
         if not self.client.server_is_ready():
@@ -161,8 +178,21 @@ class ActionLeaf(RosLeaf):
         self._goal_future = future
         self._sent_at = now
         self._active = True
+        self._watch.start(now)
         future.add_done_callback(functools.partial(self._on_goal_response, generation))
         return self.running(f'goal sent to {self.server_name}')
+
+    def _lost(self) -> Status:
+        """End the run whose server went away: FAILURE, and no cancel (nobody answers)."""
+        self._active = False
+        self._watch.stop()
+        where = f"action server '{self.server_name}'"
+        if self._goal_handle is None:
+            return self.fail(f'{where} went away before answering the goal (it left the '
+                             'ROS graph)')
+        goal = bytes(self._goal_handle.goal_id.uuid).hex()[:8]
+        return self.fail(f'{where} went away while goal {goal} was running (it left the '
+                         'ROS graph)')
 
     def _abandon(self) -> None:
         """Cancel the run's goal now, or as soon as it is accepted; end the run."""

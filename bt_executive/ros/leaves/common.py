@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import py_trees
 from py_trees.common import Status
@@ -16,6 +16,13 @@ MAX_PENDING_MESSAGES = 100
 #: Seconds between checks for an absent action or service server (event-driven ticking
 #: has no event for a server appearing, so a waiting leaf asks to be ticked this often).
 SERVER_POLL_PERIOD = 0.1
+
+#: Seconds between two looks at the ROS graph while a goal or request is in flight (to
+#: notice a server that went away; event-driven ticking is woken for them).
+GRAPH_POLL_PERIOD = 0.5
+
+#: Returns the gids of some endpoints of a server, as found in the ROS graph now.
+Endpoints = Callable[[], frozenset[bytes]]
 
 
 def _seconds(value: float) -> str:
@@ -36,6 +43,91 @@ def _lookup_with(name: str, value: Any, lookup: Lookup) -> Lookup:
             return value
         return lookup(key)
     return read
+
+
+def publisher_gids(node: Any, topic: str, *, no_mangle: bool = False) -> frozenset[bytes]:
+    """Return the gids of the publishers of ``topic`` in the ROS graph."""
+    return frozenset(bytes(info.endpoint_gid) for info in
+                     node.get_publishers_info_by_topic(topic, no_mangle=no_mangle))
+
+
+def subscriber_gids(node: Any, topic: str) -> frozenset[bytes]:
+    """Return the gids of the subscriptions of ``topic`` in the ROS graph."""
+    return frozenset(bytes(info.endpoint_gid) for info in
+                     node.get_subscriptions_info_by_topic(topic))
+
+
+class ServerWatch:
+    """Tell when the server of a goal or request in flight has left the ROS graph.
+
+    :meth:`start` notes the server's endpoints (their gids) when the goal is sent. The
+    server is *gone* when ``ready()`` is false or none of the endpoints of a group noted
+    at the start is in the graph any more: a server restarted under the same name has
+    new endpoints and does not know the goal. It is *lost* once gone for ``grace``
+    seconds of the node clock (a participant that DDS drops and finds again at once keeps
+    its goal). The graph is read at most every :data:`GRAPH_POLL_PERIOD` seconds while
+    the server is there, and on every check while it is gone.
+
+    DDS removes a server that exits from the graph at once; one that crashes (SIGKILL,
+    power loss) when its participant lease runs out: 20 s with Fast DDS defaults.
+
+    Args:
+        grace: seconds the server may be gone before it is lost
+        ready: whether the server is available (the client's own test)
+        endpoints: (what it is, a function returning its gids now) per group
+    """
+
+    def __init__(self, grace: float, ready: Callable[[], bool],
+                 endpoints: Sequence[tuple[str, Endpoints]]) -> None:
+        self.grace = grace
+        self._ready = ready
+        self._endpoints = list(endpoints)
+        self._known: list[tuple[str, frozenset[bytes], Endpoints]] = []
+        self._since: Optional[float] = None
+        self._next = 0.0
+        self.active = False
+
+    def start(self, now: float) -> None:
+        """Note the server's endpoints now: a goal or request was just sent to it."""
+        self._known = [(what, gids(), gids) for what, gids in self._endpoints]
+        self._since = None
+        self._next = now + GRAPH_POLL_PERIOD
+        self.active = True
+
+    def stop(self) -> None:
+        """Stop watching: the goal or request has ended."""
+        self.active = False
+        self._known = []
+
+    def lost(self, now: float) -> Optional[str]:
+        """Return what went missing once the server has been gone ``grace`` seconds."""
+        if not self.active or (self._since is None and now < self._next):
+            return None
+        self._next = now + GRAPH_POLL_PERIOD
+        gone = self._gone()
+        if gone is None:
+            self._since = None
+            return None
+        if self._since is None:
+            self._since = now
+        return gone if now - self._since >= self.grace else None
+
+    def wake_at(self) -> Optional[float]:
+        """Return when to look at the graph next (node clock), while watching."""
+        if not self.active:
+            return None
+        if self._since is not None:
+            return self._since + self.grace
+        return self._next
+
+    def _gone(self) -> Optional[str]:
+        """Return what of the server is missing from the graph now, or None."""
+        if not self._ready():
+            return self._endpoints[0][0] if self._endpoints else 'server'
+        for what, known, gids in self._known:
+            if known and not known & gids():
+                return what
+        return None
 
 
 class RosLeaf(py_trees.behaviour.Behaviour):

@@ -59,7 +59,8 @@ def _action(ctx: BuildContext, name: str, params: Params,
                       lookup=ctx.lookup, result_key=params.get('result_key'),
                       feedback_key=params.get('feedback_key'),
                       server_timeout=float(params['server_timeout']),
-                      timeout=float(params['timeout']))
+                      timeout=float(params['timeout']),
+                      lost_timeout=float(params['server_lost_timeout']))
     return _declare_reads(ctx, leaf, goal.names())
 
 
@@ -72,7 +73,8 @@ def _service(ctx: BuildContext, name: str, params: Params,
                        request=request, success=success, lookup=ctx.lookup,
                        response_key=params.get('response_key'),
                        server_timeout=float(params['server_timeout']),
-                       timeout=float(params['timeout']))
+                       timeout=float(params['timeout']),
+                       lost_timeout=float(params['server_lost_timeout']))
     return _declare_reads(ctx, leaf, request.names() | (success.names - {'response'}))
 
 
@@ -123,7 +125,8 @@ def _topic_action(ctx: BuildContext, name: str, params: Params,
         failed=_Named(expressions[2]), cancel=cancel,
         cancel_topic=params.get('cancel_topic') or None, stamp_field=stamp_field,
         status_key=params.get('status_key'), server_timeout=float(params['server_timeout']),
-        timeout=float(params['timeout']), lookup=ctx.lookup)
+        timeout=float(params['timeout']), lookup=ctx.lookup,
+        lost_timeout=float(params['server_lost_timeout']))
     names = goal.names() | ((cancel.names() - {'goal'}) if cancel else frozenset())
     for expression in expressions:
         names |= expression.names - {'msg', 'goal'}

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from bt_executive.core.expressions import EvaluationError, Expression
-from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, RosLeaf, \
-    SERVER_POLL_PERIOD
+from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
+    publisher_gids, RosLeaf, SERVER_POLL_PERIOD, ServerWatch
 from bt_executive.ros.leaves.templates import MessageTemplate
 from py_trees.common import Status
 from rclpy.task import Future
@@ -17,10 +17,12 @@ class ServiceLeaf(RosLeaf):
 
     FAILURE when the service stays absent for ``server_timeout``, no response arrives
     within ``timeout`` (0 waits forever; the request is then dropped from the client, so
-    late responses never pile up), the request cannot be built or the success test is
-    false or cannot be evaluated. The response is stored to ``response_key`` before the
-    success test, so the tree can inspect a failed response. Each run polls only its own
-    request's future, so a late answer to an earlier run cannot affect it.
+    late responses never pile up), the server that got the request left the ROS graph
+    for ``lost_timeout`` (see :class:`ServerWatch`; the request is dropped too), the
+    request cannot be built or the success test is false or cannot be evaluated. The
+    response is stored to ``response_key`` before the success test, so the tree can
+    inspect a failed response. Each run polls only its own request's future, so a late
+    answer to an earlier run cannot affect it.
 
     ROS Service Clients:
         <service> (the service ``type``): one call per run; the response is stored to
@@ -29,8 +31,8 @@ class ServiceLeaf(RosLeaf):
 
     def __init__(self, name: str, *, service_type: type, service: str,
                  request: MessageTemplate, success: Expression, lookup: Lookup,
-                 response_key: Optional[str] = None, server_timeout: float = 2.0,
-                 timeout: float = 5.0) -> None:
+                 response_key: Optional[str] = None, server_timeout: float = 10.0,
+                 timeout: float = 5.0, lost_timeout: float = 1.0) -> None:
         super().__init__(name, kind='Service', lookup=lookup)
         self.service_type = service_type
         self.service = service
@@ -40,7 +42,9 @@ class ServiceLeaf(RosLeaf):
         self.response_key = response_key
         self.server_timeout = server_timeout
         self.timeout = timeout
+        self.lost_timeout = lost_timeout
         self.client: Any = None
+        self._watch: Optional[ServerWatch] = None
         self._future: Optional[Future] = None
         self._started: Optional[float] = None
         self._sent_at: Optional[float] = None
@@ -49,6 +53,11 @@ class ServiceLeaf(RosLeaf):
         """Create the service client."""
         self.client = node.create_client(self.service_type, self.service)
         self.service_name = self.client.service_name
+        # the server's reply writer, by the DDS name ROS gives it (rr/<service>Reply);
+        # an rmw without such names finds none, and service_is_ready() decides alone
+        reply_topic = f'rr{self.service_name}Reply'
+        self._watch = ServerWatch(self.lost_timeout, self.client.service_is_ready, [
+            ('reply writer', lambda: publisher_gids(node, reply_topic, no_mangle=True))])
 
     def destroy(self) -> None:
         """Destroy the service client."""
@@ -56,6 +65,7 @@ class ServiceLeaf(RosLeaf):
             self._drop()
             self.node.destroy_client(self.client)
             self.client = None
+        self._watch = None
 
     def initialise(self) -> None:
         """Start a new run."""
@@ -68,6 +78,8 @@ class ServiceLeaf(RosLeaf):
         self._drop()
 
     def _drop(self) -> None:
+        if self._watch is not None:
+            self._watch.stop()
         if self._future is not None and self.client is not None and not self._future.done():
             self.client.remove_pending_request(self._future)
         self._future = None
@@ -90,14 +102,20 @@ class ServiceLeaf(RosLeaf):
             self._future = self.client.call_async(request)
             self._future.add_done_callback(self.wake)
             self._sent_at = now
+            self._watch.start(now)
             return self.running(f'called {self.service_name}')
         if not self._future.done():
             if self.timeout > 0 and now - self._sent_at >= self.timeout:
                 self._drop()
                 return self.fail(f"no response from '{self.service_name}' after "
                                  f'{_seconds(self.timeout)} s')
+            if self._watch.lost(now) is not None:
+                self._drop()
+                return self.fail(f"service '{self.service_name}' went away while a request "
+                                 'was in flight (it left the ROS graph)')
             return self.running(f'waiting for the response of {self.service_name}')
         future, self._future = self._future, None
+        self._watch.stop()
         error = future.exception()
         if error is not None:
             return self.fail(f'calling {self.service_name} failed: {error}')
@@ -124,6 +142,7 @@ class ServiceLeaf(RosLeaf):
             return None
         if self._future is None:
             return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
-        if self.timeout > 0 and self._sent_at is not None:
-            return self._sent_at + self.timeout
-        return None
+        times = [self._watch.wake_at() if self._watch is not None else None,
+                 self._sent_at + self.timeout
+                 if self.timeout > 0 and self._sent_at is not None else None]
+        return min((when for when in times if when is not None), default=None)

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
-    MAX_PENDING_MESSAGES, RosLeaf
+    MAX_PENDING_MESSAGES, publisher_gids, RosLeaf, ServerWatch, subscriber_gids
 from bt_executive.ros.leaves.templates import MessageTemplate
 from bt_executive.ros.subscriptions import qos_profile
 from py_trees.common import Status
@@ -25,7 +25,10 @@ class TopicActionLeaf(RosLeaf):
     tested: ``succeeded`` -> SUCCESS, ``failed`` -> FAILURE, otherwise RUNNING. When the
     leaf is halted while its goal runs, or ``timeout`` passes, the ``cancel`` message is
     published on ``cancel_topic``; the ``cancel`` fields may read ``goal`` (the sent goal),
-    so a cancel names the goal it is for.
+    so a cancel names the goal it is for. The goal fails when its server goes away for
+    ``lost_timeout``: the subscribers of the goal topic, or the publishers of the status
+    topic, that were there when the goal was sent left the ROS graph (see
+    :class:`ServerWatch`).
 
     ROS Publishers:
         <goal_topic> (``goal_type``, reliable): the goal, once per run
@@ -43,7 +46,8 @@ class TopicActionLeaf(RosLeaf):
                  match: '_Named', succeeded: '_Named', failed: '_Named',
                  cancel: Optional[MessageTemplate], cancel_topic: Optional[str],
                  stamp_field: Optional[str], status_key: Optional[str],
-                 server_timeout: float, timeout: float, lookup: Lookup) -> None:
+                 server_timeout: float, timeout: float, lookup: Lookup,
+                 lost_timeout: float = 1.0) -> None:
         super().__init__(name, kind='TopicAction', lookup=lookup)
         self.goal = goal
         self.goal_topic = goal_topic
@@ -59,6 +63,8 @@ class TopicActionLeaf(RosLeaf):
         self.status_key = status_key
         self.server_timeout = server_timeout
         self.timeout = timeout
+        self.lost_timeout = lost_timeout
+        self._watch: Optional[ServerWatch] = None
         self.goal_publisher: Any = None
         self.cancel_publisher: Any = None
         self.subscription: Any = None
@@ -79,6 +85,12 @@ class TopicActionLeaf(RosLeaf):
         self.subscription = node.create_subscription(
             self.status_type, self.status_topic, self._on_status,
             qos_profile(self.status_qos))
+        goal_topic, status_topic = self.goal_publisher.topic_name, self.subscription.topic_name
+        self._watch = ServerWatch(
+            self.lost_timeout, lambda: self.goal_publisher.get_subscription_count() > 0,
+            [(f"no subscriber on '{goal_topic}'", lambda: subscriber_gids(node, goal_topic)),
+             (f"nobody publishes '{status_topic}'",
+              lambda: publisher_gids(node, status_topic))])
 
     def destroy(self) -> None:
         """Destroy the publishers and the subscription."""
@@ -88,6 +100,7 @@ class TopicActionLeaf(RosLeaf):
             if entity is not None:
                 destroy(entity)
         self.goal_publisher = self.cancel_publisher = self.subscription = None
+        self._watch = None
 
     def release(self) -> None:
         """Cancel a goal still running when the leaf is shut down."""
@@ -113,9 +126,9 @@ class TopicActionLeaf(RosLeaf):
             return None
         if self._sent is None:
             return self._started + self.server_timeout
-        if self.timeout > 0:
-            return self._sent_at + self.timeout
-        return None
+        times = [self._watch.wake_at() if self._watch is not None else None,
+                 self._sent_at + self.timeout if self.timeout > 0 else None]
+        return min((when for when in times if when is not None), default=None)
 
     def initialise(self) -> None:
         """Start a new run."""
@@ -129,6 +142,8 @@ class TopicActionLeaf(RosLeaf):
             self._send_cancel()
         self._sent = None
         self._statuses.clear()
+        if self._watch is not None:
+            self._watch.stop()
 
     def _send_cancel(self) -> None:
         if self._sent is None or self.cancel_publisher is None:
@@ -148,10 +163,6 @@ class TopicActionLeaf(RosLeaf):
         if self.timeout > 0 and now - self._sent_at >= self.timeout:
             self._send_cancel()
             return self.fail(f'no result after {_seconds(self.timeout)} s')
-        if not self._statuses and self.goal_publisher.get_subscription_count() == 0:
-            self._sent = None
-            return self.fail(f"lost the goal's subscriber on '{self.goal_publisher.topic_name}'"
-                             ' (the server went away)')
         while self._statuses:
             msg = self._statuses.popleft()
             try:
@@ -170,6 +181,11 @@ class TopicActionLeaf(RosLeaf):
                     return Status.SUCCESS
             except EvaluationError as error:
                 return self.fail(f'cannot evaluate the status: {error.message}')
+        gone = self._watch.lost(now)
+        if gone is not None:
+            self._sent = None
+            return self.fail(f'the server went away while the goal was running ({gone}: '
+                             'it left the ROS graph)')
         return self.running(f'goal running on {self.goal_topic}')
 
     def _send(self, now: float) -> Status:
@@ -187,6 +203,7 @@ class TopicActionLeaf(RosLeaf):
         self._statuses.clear()
         self._sent = goal
         self._sent_at = now
+        self._watch.start(now)
         self.goal_publisher.publish(goal)
         return self.running(f'goal sent on {self.goal_topic}')
 

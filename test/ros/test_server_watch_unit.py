@@ -1,0 +1,89 @@
+"""Unit tests of ServerWatch (bt_executive/ros/leaves/common.py): the graph is faked.
+
+The watch is driven with a hand-moved clock and graph functions that return what the
+test says; test_fault_server_death.py covers the same with real servers killed.
+"""
+
+from __future__ import annotations
+
+from bt_executive.ros.leaves.common import GRAPH_POLL_PERIOD, ServerWatch
+
+
+class Graph:
+    """What the fake ROS graph holds: whether the server is ready, and its endpoints."""
+
+    def __init__(self) -> None:
+        self.ready = True
+        self.status = frozenset({b'old'})
+        self.reads = 0
+
+    def gids(self) -> frozenset[bytes]:
+        self.reads += 1
+        return self.status
+
+
+def watch(graph: Graph, grace: float = 1.0) -> ServerWatch:
+    return ServerWatch(grace, lambda: graph.ready, [('status publisher', graph.gids)])
+
+
+def test_a_server_gone_for_the_grace_period_is_lost():
+    graph = Graph()
+    server = watch(graph)
+    server.start(0.0)
+    assert server.lost(0.5) is None
+    graph.status = frozenset()
+    assert server.lost(1.0) is None
+    assert server.wake_at() == 2.0  # gone since 1.0: asks to be ticked at the deadline
+    assert server.lost(1.9) is None
+    assert server.lost(2.0) == 'status publisher'
+
+
+def test_a_server_back_within_the_grace_period_keeps_its_goal():
+    graph = Graph()
+    server = watch(graph)
+    server.start(0.0)
+    graph.ready = False
+    assert server.lost(0.5) is None
+    graph.ready = True
+    assert server.lost(1.4) is None
+    assert server.lost(5.0) is None
+
+
+def test_a_server_restarted_with_new_endpoints_is_lost_even_though_ready():
+    graph = Graph()
+    server = watch(graph, grace=0.0)
+    server.start(0.0)
+    graph.status = frozenset({b'new'})
+    assert server.lost(0.5) == 'status publisher'
+
+
+def test_endpoints_unknown_at_the_start_leave_the_decision_to_ready():
+    graph = Graph()
+    graph.status = frozenset()
+    server = watch(graph, grace=0.0)
+    server.start(0.0)
+    assert server.lost(0.5) is None
+    graph.ready = False
+    assert server.lost(1.0) == 'status publisher'
+
+
+def test_the_graph_is_read_at_most_every_poll_period_while_the_server_is_there():
+    graph = Graph()
+    server = watch(graph)
+    server.start(0.0)
+    reads = graph.reads
+    for step in range(1, 10):
+        assert server.lost(step * GRAPH_POLL_PERIOD / 10) is None
+    assert graph.reads == reads
+    assert server.wake_at() == GRAPH_POLL_PERIOD
+    assert server.lost(GRAPH_POLL_PERIOD) is None
+    assert graph.reads == reads + 1
+
+
+def test_a_stopped_watch_reports_nothing_and_asks_for_no_tick():
+    graph = Graph()
+    server = watch(graph, grace=0.0)
+    server.start(0.0)
+    server.stop()
+    graph.ready = False
+    assert server.lost(10.0) is None and server.wake_at() is None
