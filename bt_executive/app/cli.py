@@ -7,6 +7,7 @@ Offline subcommands (no ROS needed): ``validate``, ``show``, ``nodes``, ``tick``
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import Any, Optional, Sequence
 
@@ -24,10 +25,16 @@ def _print_errors(error: TreeError, file: str) -> None:
     print(f'{file}: {count} error{"s" if count != 1 else ""}', file=sys.stderr)
 
 
+@functools.lru_cache(maxsize=1)
+def _catalogue():
+    """Return the installed plugins and the catalogue plus their types (docs/plugins.md)."""
+    from bt_executive.nodes.plugins import installed
+    return installed()  # once per run: a broken plugin is reported once, on stderr
+
+
 def _load(path: str):
     from bt_executive.core.loader import Loader
-    from bt_executive.nodes.catalogue import default_registry
-    registry = default_registry()
+    registry = _catalogue()[1]
     return registry, Loader(registry).load(path)
 
 
@@ -116,12 +123,14 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_nodes(args: argparse.Namespace) -> int:
     """Print the node catalogue."""
     from bt_executive.formats.reference import catalogue_markdown, catalogue_text
-    from bt_executive.nodes.catalogue import default_registry
-    registry = default_registry()
+    plugins, registry = _catalogue()
     if args.markdown:
         print(catalogue_markdown(registry), end='')
     else:
         print(catalogue_text(registry, only=args.type))
+        origin = plugins.origin(args.type) if args.type else None
+        if origin is not None or not args.type:
+            print(f'      from {origin}' if origin else '\n' + plugins.describe())
     return EXIT_OK
 
 
@@ -139,8 +148,8 @@ def cmd_tick(args: argparse.Namespace) -> int:
 
     from bt_executive.core.builder import apply_blackboard_defaults
     from bt_executive.formats.text import render_status
-    from bt_executive.nodes.catalogue import DEFAULT_STUBS
     from bt_executive.nodes.leaves import termination_requested
+    from bt_executive.nodes.plugins import stub_defaults
     from bt_executive.observe.runner import TreeRunner
 
     stubs: dict[str, tuple[str, int]] = {}
@@ -173,13 +182,13 @@ def cmd_tick(args: argparse.Namespace) -> int:
         _print_errors(error, args.file)
         return EXIT_INVALID
     node_types = {built.nodes.type_name(node) for node in root.iterate()}
-    ros_types = sorted(name for name in node_types
-                       if registry.get(name) is not None and registry.get(name).ros)
+    defaults = stub_defaults(registry)  # the catalogue's ROS leaves and the plugins'
+    ros_types = sorted(name for name in node_types if name in defaults)
     if ros_types:
         print('offline: ROS leaves are stubs — ' + ', '.join(
-            '{}: {}{}'.format(t, stubs.get(t, DEFAULT_STUBS[t])[0],
-                              f' after {stubs.get(t, DEFAULT_STUBS[t])[1]} running ticks'
-                              if stubs.get(t, DEFAULT_STUBS[t])[1] else '')
+            '{}: {}{}'.format(t, stubs.get(t, defaults[t])[0],
+                              f' after {stubs.get(t, defaults[t])[1]} running ticks'
+                              if stubs.get(t, defaults[t])[1] else '')
             for t in ros_types) + ' (change with --stub TYPE_OR_NAME=STATUS[:TICKS])')
     runner = TreeRunner(built, clock=lambda: clock_time[0], log_error=_log_fault)
     for tick in range(1, args.ticks + 1):
@@ -252,7 +261,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     """Convert BehaviorTree.CPP v4 XML to a YAML tree file."""
     from bt_executive.formats.btcpp import import_xml, read_xml_file
     try:
-        text = import_xml(read_xml_file(args.file), name=args.file)
+        text = import_xml(read_xml_file(args.file), name=args.file, registry=_catalogue()[1])
     except TreeError as error:
         _print_errors(error, args.file)
         return EXIT_INVALID

@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
-from bt_executive.nodes.catalogue import default_registry
+from bt_executive.nodes.plugins import installed_registry
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder, to_json
 from bt_executive.ros import interfaces, leaves
@@ -56,9 +56,12 @@ TICK_MODES = ('periodic', 'event')
 IMPORTED_AT = process_age()
 
 
-def ros_registry() -> Registry:
-    """Return the node catalogue with the real ROS leaves."""
-    return default_registry().with_factories(leaves.FACTORIES)
+def ros_registry(*, logger: Any = None) -> Registry:
+    """Return the node catalogue with the real ROS leaves, plus the installed plugins' types.
+
+    Plugin problems go to ``logger`` (default: stderr); see bt_executive/nodes/plugins.py.
+    """
+    return installed_registry(offline=False, logger=logger).with_factories(leaves.FACTORIES)
 
 
 def json_safe(value: Any) -> Any:
@@ -146,12 +149,12 @@ class Executive(Node):
         if context is not None:
             kwargs['context'] = context
         super().__init__(node_name, parameter_overrides=parameter_overrides or [], **kwargs)
-        self.registry = registry or ros_registry()
         try:
             self._declare_parameters()
         except ParameterException:  # a value of the wrong type or out of range
             super().destroy_node()  # nothing of ours exists yet
             raise
+        self.registry = registry or ros_registry(logger=self.get_logger())
         self.host = TreeHost(self, self.registry, clock=self.now_seconds,
                              logger=self.get_logger(), on_install=self._on_install)
         self.callback_faults = CallbackFaults(self.get_logger())
@@ -593,8 +596,14 @@ def _rounded(seconds: Optional[float]) -> Optional[float]:
     return None if seconds is None else round(seconds, 3)
 
 
-def main(args: Optional[list[str]] = None) -> int:
+def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = None) -> int:
     """Run the executive until SIGINT/SIGTERM/SIGHUP; cancel goals before exiting.
+
+    Args:
+        args: command-line arguments for rclpy (default: ``sys.argv``)
+        registry: the node types (default: :func:`ros_registry`); a launcher of its own
+            passes e.g. ``ros_registry()`` plus its types here and keeps the safe stop
+            (docs/plugins.md)
 
     Returns:
         0 on a normal end (and after ``--help``, which starts no node); 1 when the tree
@@ -621,7 +630,7 @@ def main(args: Optional[list[str]] = None) -> int:
         try:
             for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 signal.signal(signum, on_signal)
-            executive = Executive()
+            executive = Executive(registry=registry)
         except TreeError:
             return 1
         except ParameterException as error:

@@ -16,6 +16,4 @@ import bt_executive.ros.executive as executive  # noqa: E402, I100
 from fault_nodes import fault_registry  # noqa: E402
 
 if __name__ == '__main__':
-    base = executive.ros_registry()
-    executive.ros_registry = lambda: fault_registry(base)
-    sys.exit(executive.main())
+    sys.exit(executive.main(registry=fault_registry(executive.ros_registry())))
