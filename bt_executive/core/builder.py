@@ -15,6 +15,7 @@ import dataclasses
 import time
 from typing import Any, Callable, Mapping, Optional
 
+from bt_executive.core.document_checks import NOT_FINITE
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.core.expressions import Expression, literal
 from bt_executive.core.faults import FaultGuard
@@ -208,7 +209,12 @@ class Builder:
             if isinstance(value.data, Dynamic):
                 bindings[name] = value.data.expression
             elif value.is_static:
-                bindings[name] = literal(value.data)
+                try:
+                    bindings[name] = literal(value.data)
+                except ValueError as error:  # .inf, .nan, or too large to be a value
+                    problem = NOT_FINITE if 'non-finite' in str(error) else str(error)
+                    self.errors.append(Diagnostic(value.loc, f"argument '{name}': {problem}",
+                                                  path))
             else:
                 self.errors.append(Diagnostic(
                     value.loc, f"argument '{name}' must be a literal, a single reference "

@@ -20,6 +20,7 @@ expected``.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -586,12 +587,12 @@ def check_type(param: Param, data: Any) -> Optional[str]:
     if expected:
         return f'expected {expected}, got {yaml_source.describe(data)}'
     if kind in (ParamType.INT, ParamType.FLOAT):
+        if not math.isfinite(data):
+            return f'expected a finite number, got {yaml_source.format_number(data)}'
         if param.minimum is not None and data < param.minimum:
             return f'expected a value >= {param.minimum:g}, got {data}'
         if param.maximum is not None and data > param.maximum:
             return f'expected a value <= {param.maximum:g}, got {data}'
-        if kind is ParamType.FLOAT and data != data:
-            return 'expected a number, got NaN'
     if kind is ParamType.ENUM and data not in param.choices:
         return (f"expected one of {', '.join(param.choices)}, got '{data}'"
                 f'{hint(data, param.choices)}')
