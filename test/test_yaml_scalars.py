@@ -7,6 +7,9 @@ file must read like it looks: the table below is the contract, for values and fo
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 from bt_executive.core.errors import TreeError
 from bt_executive.core.loader import Loader
@@ -216,3 +219,15 @@ def test_strings_written_by_the_importer_load_back_as_strings(text):
 def test_numbers_written_by_the_importer_load_back_as_numbers():
     data = {'a': 0.001, 'b': 1e20, 'c': 17, 'd': math.inf, 'e': True, 'f': None}
     assert load_text(dump_yaml(data), 'dump.yaml').plain() == data
+
+
+def test_tick_set_uses_the_same_rules(tmp_path):
+    tree = tmp_path / 't.yaml'
+    tree.write_text("trees:\n  Main:\n    Condition: mode == 'on' and small < 0.01\n")
+    result = subprocess.run(
+        [sys.executable, '-m', 'bt_executive.app.cli', 'tick', str(tree), '--ticks', '1',
+         '--set', 'mode=on', '--set', 'small=1e-3'],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)})
+    assert result.returncode == 0, result.stderr
+    assert 'root: SUCCESS' in result.stdout

@@ -26,16 +26,22 @@ class SourceLocation:
 
 @dataclasses.dataclass(frozen=True)
 class Diagnostic:
-    """One problem found in a tree file: where, in which node, and what was expected."""
+    """One problem found in a tree file: where, in which node, and what was expected.
+
+    A warning (``warning=True``) is printed with ``warning:`` after the location and never
+    fails a load.
+    """
 
     location: SourceLocation
     message: str
     node_path: str = ''
+    warning: bool = False
 
     def __str__(self) -> str:
+        where = f'{self.location}: warning' if self.warning else f'{self.location}'
         if self.node_path:
-            return f'{self.location}: {self.node_path}: {self.message}'
-        return f'{self.location}: {self.message}'
+            return f'{where}: {self.node_path}: {self.message}'
+        return f'{where}: {self.message}'
 
 
 class TreeError(Exception):

@@ -29,6 +29,7 @@ from bt_executive.core import yaml_source
 from bt_executive.core.document_checks import check_document
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.core.expressions import ExpressionError, parse as parse_expression
+from bt_executive.core.key_check import check_reads
 from bt_executive.core.registry import Category, hint, NodeType, Param, ParamType, Registry
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
 from bt_executive.core.yaml_source import YMap, YNode, YScalar, YSeq
@@ -113,6 +114,8 @@ class Loader:
             if not self.errors:
                 check_document(document, self.registry, self._error,
                                getattr(self, '_main_loc', None))
+            if not self.errors:
+                document.warnings = check_reads(document, self.registry)
         except TreeError as error:
             self.errors.extend(error.diagnostics)
         if self.errors:
