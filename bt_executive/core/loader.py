@@ -264,7 +264,8 @@ class Loader:
             description = node.get('description')
             if isinstance(description, YScalar) and isinstance(description.value, str):
                 doc = description.value
-        elif isinstance(node, YMap) and ('params' in node.keys()):
+        elif isinstance(node, YMap) and 'params' in node.keys() and 'type' not in node.keys():
+            # a tree definition without its root ({type: ..., params: ...} is a node)
             self._error(node.loc, f"tree '{name}' has 'params' but no 'root': write "
                         'params: {...} and root: <node>', name)
             return
