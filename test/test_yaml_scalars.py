@@ -192,6 +192,17 @@ def test_tree_arguments_and_defaults_must_be_finite():
     ]
 
 
+@pytest.mark.parametrize('written', ['.inf', '.nan', '-1'])
+def test_subscription_max_age_must_be_finite(written):
+    from bt_executive.ros.subscriptions import parse_subscriptions
+    section = load_text('- {topic: t, type: std_msgs/msg/Bool, key: k, max_age: '
+                        f'{written}}}\n', 's.yaml')
+    specs, errors = parse_subscriptions([section])
+    assert specs == []
+    assert [str(e) for e in errors] == [
+        "s.yaml:1:56: subscriptions: 'max_age' must be a number of seconds >= 0"]
+
+
 def test_overflowing_number_in_a_tree_names_its_place():
     with pytest.raises(TreeError) as error:
         _load('trees:\n  Main:\n    Sequence:\n      - Wait: 1e400\n')

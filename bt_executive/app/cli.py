@@ -51,20 +51,24 @@ def validate_document(registry, document, *, tree: Optional[str] = None,
 
     The loader's checks already ran. This builds ``tree`` (default: every tree that can be
     built on its own, :func:`buildable_trees`) and, given the ROS checks module ``ros``,
-    runs the checks the executive runs at load (subscriptions, ROS leaves, message fields).
+    runs the checks the executive runs at load (subscriptions, ROS leaves, message fields)
+    and builds with the executive's leaf factories.
 
     Raises:
         TreeError: with every problem found.
     """
     warnings = list(document.warnings)
     errors: list[Diagnostic] = []
+    build_with = registry
     if ros is not None:
         specs, problems = ros.check_ros(document, registry)
         errors.extend(problems)
         warnings.extend(ros.missing_packages(document, registry, specs))
+        if not problems:  # build the leaves as the executive does (else: reported twice)
+            build_with = ros.build_registry(registry)
     for name in [tree] if tree else buildable_trees(document):
         try:
-            _build(registry, document, name)
+            _build(build_with, document, name)
         except TreeError as error:
             errors.extend(error.diagnostics)
     if errors:

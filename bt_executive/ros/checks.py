@@ -10,15 +10,18 @@ both run :func:`check_ros`, so ``validate`` finds what the executive finds at lo
 An interface whose package is not installed on this machine cannot be checked; the
 executive rejects such a file when it builds the tree. :func:`missing_packages` names
 those packages, so that ``validate`` on a workstation can say what it could not check.
+:func:`build_registry` gives ``validate`` the executive's real leaf factories (which
+resolve every interface type and check the fields after tree arguments are
+substituted), with the offline stub in place of a leaf whose package is missing.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from typing import Optional
+from typing import Any, Optional
 
 from bt_executive.core.errors import Diagnostic, SourceLocation
-from bt_executive.core.registry import ParamType, Registry
+from bt_executive.core.registry import Factory, NodeType, ParamType, Registry
 from bt_executive.core.spec import Document
 from bt_executive.ros import interfaces, leaves
 from bt_executive.ros.subscriptions import check_fields, parse_subscriptions, \
@@ -85,4 +88,36 @@ def missing_packages(document: Document, registry: Registry,
     return warnings
 
 
-__all__ = ['check_ros', 'missing_packages']
+def build_registry(registry: Registry) -> Registry:
+    """Return ``registry`` with the executive's ROS leaf factories, for a build check.
+
+    A leaf whose interface package is not installed here keeps the registry's factory
+    (the offline stub): :func:`missing_packages` reports it instead.
+    """
+    factories = {}
+    for node_type in registry.types():
+        real = leaves.FACTORIES.get(node_type.name)
+        if real is not None and node_type.factory is not None:
+            factories[node_type.name] = _unless_missing(node_type, real, node_type.factory)
+    return registry.with_factories(factories)
+
+
+def _unless_missing(node_type: NodeType, real: Factory, stub: Factory) -> Factory:
+    names = [param.name for param in node_type.params if param.type is ParamType.INTERFACE]
+
+    def factory(ctx: Any, name: str, params: Any, children: list) -> Any:
+        for param in names:
+            type_string = params.get(param)
+            try:
+                package = interfaces.parse_type_string(type_string).package \
+                    if isinstance(type_string, str) else None
+            except interfaces.InterfaceError:
+                continue  # the real factory reports it
+            if package is not None and importlib.util.find_spec(package) is None:
+                return stub(ctx, name, params, children)
+        return real(ctx, name, params, children)
+
+    return factory
+
+
+__all__ = ['build_registry', 'check_ros', 'missing_packages']

@@ -39,6 +39,20 @@ trees:
                       goal: {pose: {position: {z: abc}}}, status_topic: s,
                       status_type: action_msgs/msg/GoalStatus, succeeded: 'true'}
 """,
+    'found when building': """
+main: Main
+trees:
+  Main:
+    Sequence:
+      - Subtree: {tree: Go, n: abc}
+      - TopicAction: {goal_topic: g, goal_type: std_msgs/msg/Bool, goal: {data: true},
+                      status_topic: s, status_type: action_msgs/msg/GoalStatu,
+                      succeeded: 'true'}
+  Go:
+    params: {n: 1}
+    root:
+      Action: {type: test_msgs/action/Fibonacci, server: fib, goal: {order: $n}}
+""",
 }
 
 
