@@ -69,6 +69,40 @@ def test_short_and_explicit_forms_build_the_same_tree():
         ('Retry', 'Retry', [('Success', 'Success', [])])])
 
 
+def test_explicit_node_with_params_is_a_tree_body_too():
+    document = load("""
+        main: Main
+        trees:
+          Main:
+            type: Retry
+            name: try three times
+            params: {attempts: 3}
+            children:
+              - {type: Subtree, params: {tree: Go, speed: 2}}
+          Go:
+            params: {speed: 1}
+            root: {type: Wait, params: {seconds: $speed}}
+        """)
+    root = document.trees['Main'].root
+    assert (root.type, root.name, root.params['attempts'].data) == \
+        ('Retry', 'try three times', 3)
+    assert shape(build(document)) == ('Retry', 'try three times', [
+        ('Subtree', 'Subtree', [('Wait', 'Wait', [])])])
+
+
+def test_tree_with_params_but_no_root_is_still_an_error():
+    with pytest.raises(TreeError) as error:
+        load("""
+            trees:
+              Go:
+                params: {speed: 1}
+                Wait: $speed
+            """)
+    assert [str(d) for d in error.value.diagnostics] == [
+        "t.yaml:4:5: Go: tree 'Go' has 'params' but no 'root': write params: {...} and "
+        'root: <node>']
+
+
 @pytest.mark.parametrize('text, expected', [
     ('- Success', ('Success', 'Success')),
     ('- Success all good', ('Success', 'all good')),

@@ -7,11 +7,12 @@ Offline subcommands (no ROS needed): ``validate``, ``show``, ``nodes``, ``tick``
 from __future__ import annotations
 
 import argparse
+from fractions import Fraction
 import functools
 import sys
 from typing import Any, Optional, Sequence
 
-from bt_executive.core.errors import TreeError
+from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -38,14 +39,69 @@ def _load(path: str):
     return registry, Loader(registry).load(path)
 
 
+#: How the command line chooses a tree, for the message when a file has several, no main.
+CHOOSE_TREE = 'choose one with --tree NAME'
+
+
+def _ros_checks() -> tuple[Any, str]:
+    """Return the ROS checks module, or None and why ROS cannot be imported here."""
+    try:
+        from bt_executive.ros import checks
+    except Exception as error:  # noqa: B902 - ImportError, or OSError from shared libraries
+        return None, f'{type(error).__name__}: {error}'
+    return checks, ''
+
+
+def validate_document(registry, document, *, tree: Optional[str] = None,
+                      ros: Any = None) -> list[Diagnostic]:
+    """Run every check the tools run when they load a file; return the warnings.
+
+    The loader's checks already ran. This builds ``tree`` (default: every tree that can be
+    built on its own, :func:`buildable_trees`) and, given the ROS checks module ``ros``,
+    runs the checks the executive runs at load (subscriptions, ROS leaves, message fields)
+    and builds with the executive's leaf factories.
+
+    Raises:
+        TreeError: with every problem found.
+    """
+    warnings = list(document.warnings)
+    errors: list[Diagnostic] = []
+    build_with = registry
+    if ros is not None:
+        specs, problems = ros.check_ros(document, registry)
+        errors.extend(problems)
+        warnings.extend(ros.missing_packages(document, registry, specs))
+        if not problems:  # build the leaves as the executive does (else: reported twice)
+            build_with = ros.build_registry(registry)
+    for name in [tree] if tree else buildable_trees(document):
+        try:
+            _build(build_with, document, name)
+        except TreeError as error:
+            errors.extend(error.diagnostics)
+    if errors:
+        raise TreeError(errors)
+    if tree is None and document.needs_tree_choice:
+        warnings.append(Diagnostic(
+            SourceLocation(document.path), "the file defines several trees and no 'main': "
+            "to run it, set the executive's 'tree_name' parameter or give bt-executive tick "
+            f"and render --tree NAME (trees: {', '.join(sorted(document.trees))})",
+            warning=True))
+    return warnings
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Validate tree files; print every error."""
+    """Validate tree files; print every error and warning."""
+    ros, why_not = _ros_checks()
+    if ros is None and not args.quiet:
+        print(f'bt-executive validate: ROS checks skipped, ROS cannot be imported here '
+              f'({why_not}): interface types, message fields, ROS names and subscriptions '
+              'were not checked (the executive checks them when it loads the file)',
+              file=sys.stderr)
     failed = False
     for path in args.files:
         try:
             registry, document = _load(path)
-            for name in ([args.tree] if args.tree else buildable_trees(document)):
-                _build(registry, document, name)
+            warnings = validate_document(registry, document, tree=args.tree, ros=ros)
         except TreeError as error:
             _print_errors(error, path)
             failed = True
@@ -54,7 +110,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
         nodes = sum(1 for tree in document.trees.values() for _ in tree.root.walk())
         main = f", main '{document.main}'" if document.main else ''
         if not args.quiet:
-            print(f'{path}: ok ({trees} tree{"s" if trees != 1 else ""}, {nodes} nodes{main})')
+            for warning in warnings:
+                print(str(warning), file=sys.stderr)
+            notes = f', {len(warnings)} warning{"s" if len(warnings) != 1 else ""}' \
+                if warnings else ''
+            print(f'{path}: ok ({trees} tree{"s" if trees != 1 else ""}, {nodes} nodes{main}'
+                  f'{notes})')
     return EXIT_INVALID if failed else EXIT_OK
 
 
@@ -109,7 +170,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     fmt = graph.output_format(args.format, args.output)
     try:
         registry, document = _load(args.file)
-        dot = graph.to_dot(document, registry, tree=args.tree, expand_subtrees=args.expand)
+        tree = document.tree(args.tree, choose=CHOOSE_TREE).name
+        dot = graph.to_dot(document, registry, tree=tree, expand_subtrees=args.expand)
         data = dot.encode('utf-8') if fmt == 'dot' else graph.render(dot, fmt)
     except TreeError as error:
         _print_errors(error, args.file)
@@ -141,13 +203,38 @@ def _parse_assignment(text: str, what: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-def cmd_tick(args: argparse.Namespace) -> int:
-    """Tick a tree offline with a simulated clock and print statuses per tick."""
-    import py_trees
-    import yaml
+def _period(text: str) -> Fraction:
+    """Parse ``--period`` exactly (``0.1`` is one tenth, not the nearest float)."""
+    try:
+        period = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise argparse.ArgumentTypeError(f'expected a number of seconds, got {text!r}') \
+            from None
+    if period < 0:
+        raise argparse.ArgumentTypeError(f'expected seconds >= 0, got {text!r}')
+    return period
 
+
+def _decimals(period: Fraction) -> int:
+    """Return the decimals that show every multiple of ``period`` (2 to 9)."""
+    for decimals in range(2, 10):
+        if (period * 10 ** decimals).denominator == 1:
+            return decimals
+    return 9
+
+
+def cmd_tick(args: argparse.Namespace) -> int:
+    """Tick a tree offline with a simulated clock and print statuses per tick.
+
+    Tick ``n`` (from 1) runs at exactly ``(n - 1) * period`` seconds: the times are
+    computed from the tick number, never summed, so no rounding builds up.
+    """
+    import py_trees
+
+    from bt_executive.core import yaml_source
     from bt_executive.core.builder import apply_blackboard_defaults
-    from bt_executive.formats.text import render_status
+    from bt_executive.core.key_check import check_reads
+    from bt_executive.formats.text import render_blackboard, render_status, TICKED_MARK
     from bt_executive.nodes.leaves import termination_requested
     from bt_executive.nodes.plugins import stub_defaults
     from bt_executive.observe.runner import TreeRunner
@@ -161,26 +248,32 @@ def cmd_tick(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return EXIT_USAGE
         stubs[name] = (status, int(ticks) if ticks.isdigit() else 0)
-    clock_time = [0.0]
+    values = {}
+    for text in args.set:
+        key, value = _parse_assignment(text, '--set')
+        try:
+            values[key] = yaml_source.load_value(value, f'--set {key}')
+        except TreeError as error:
+            _print_errors(error, f'--set {key}')
+            return EXIT_USAGE
+    now = [0.0]
     try:
         registry, document = _load(args.file)
+        name = document.tree(args.tree, choose=CHOOSE_TREE).name
         py_trees.blackboard.Blackboard.clear()
         apply_blackboard_defaults(document)
-        for text in args.set:
-            key, value = _parse_assignment(text, '--set')
-            try:
-                py_trees.blackboard.Blackboard.set('/' + key, yaml.safe_load(value))
-            except yaml.YAMLError as error:
-                print(f'bt-executive: --set {text}: not a YAML value: '
-                      f'{str(error).splitlines()[0]}', file=sys.stderr)
-                return EXIT_USAGE
-        built, context = _build(registry, document, args.tree, clock=lambda: clock_time[0],
+        for key, value in values.items():
+            py_trees.blackboard.Blackboard.set('/' + key, value)
+        built, context = _build(registry, document, name, clock=lambda: now[0],
                                 seed=args.seed, stubs=stubs, log_error=_log_fault)
         root = built.root
         built.setup(args.file)
     except TreeError as error:
         _print_errors(error, args.file)
         return EXIT_INVALID
+    also_set = {key.split('.')[0] for key in values}
+    for warning in check_reads(document, registry, also_set=also_set):
+        print(str(warning), file=sys.stderr)
     node_types = {built.nodes.type_name(node) for node in root.iterate()}
     defaults = stub_defaults(registry)  # the catalogue's ROS leaves and the plugins'
     ros_types = sorted(name for name in node_types if name in defaults)
@@ -190,19 +283,27 @@ def cmd_tick(args: argparse.Namespace) -> int:
                               f' after {stubs.get(t, defaults[t])[1]} running ticks'
                               if stubs.get(t, defaults[t])[1] else '')
             for t in ros_types) + ' (change with --stub TYPE_OR_NAME=STATUS[:TICKS])')
-    runner = TreeRunner(built, clock=lambda: clock_time[0], log_error=_log_fault)
+    print(f'{TICKED_MARK}: ticked in this tick' + (', or written by it (blackboard)'
+                                                   if args.blackboard else ''))
+    runner = TreeRunner(built, clock=lambda: now[0], track_writes=args.blackboard,
+                        log_error=_log_fault)
+    decimals = _decimals(args.period)
     for tick in range(1, args.ticks + 1):
-        runner.tick_once()
+        now[0] = float((tick - 1) * args.period)
+        record = runner.tick_once(now=now[0])
         if not args.quiet or tick == args.ticks:
-            print(f'--- tick {tick}  t={clock_time[0]:.2f}s  root: {root.status.name}')
+            print(f'--- tick {tick}  t={now[0]:.{decimals}f}s  root: {root.status.name}')
             print(render_status(root, table=built.nodes, ascii_only=args.ascii,
-                                stubs=ros_types))
+                                stubs=ros_types,
+                                ticked={behaviour.id for behaviour in record.ticked}))
+            if args.blackboard:
+                print(render_blackboard(py_trees.blackboard.Blackboard.storage,
+                                        written=record.writes))
         request = termination_requested(root)
         if request is not None:
             print(f'terminated by {request.node_name}: {request.status.name.lower()} '
                   f'{request.reason}'.rstrip())
             break
-        clock_time[0] += args.period
     runner.stop(py_trees.common.Status.INVALID)
     return EXIT_OK
 
@@ -321,13 +422,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('file', metavar='FILE')
     p.add_argument('--tree', help='tree to tick (default: main)')
     p.add_argument('--ticks', type=int, default=10, help='number of ticks (default 10)')
-    p.add_argument('--period', type=float, default=0.1,
-                   help='simulated seconds between ticks (default 0.1)')
+    p.add_argument('--period', type=_period, default=Fraction(1, 10),
+                   help='simulated seconds between ticks (default 0.1); tick N runs at '
+                        'exactly (N - 1) * period')
     p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE',
                    help='set a blackboard value (YAML) before the first tick')
     p.add_argument('--stub', action='append', default=[], metavar='NAME=STATUS[:TICKS]',
                    help='stub result for a ROS leaf type or node name')
     p.add_argument('--seed', type=int, default=0, help='seed for random nodes')
+    p.add_argument('--blackboard', action='store_true',
+                   help='print the blackboard after each printed tick')
     p.add_argument('-q', '--quiet', action='store_true', help='print the last tick only')
     p.add_argument('--ascii', action='store_true', help='ASCII only, no unicode')
     p.set_defaults(func=cmd_tick)

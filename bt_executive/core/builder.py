@@ -18,6 +18,7 @@ import re
 import time
 from typing import Any, Callable, Mapping, Optional
 
+from bt_executive.core.document_checks import NOT_FINITE
 from bt_executive.core.errors import Diagnostic, excerpt, SourceLocation, TreeError
 from bt_executive.core.expressions import EvaluationError, Expression, literal
 from bt_executive.core.faults import FaultGuard
@@ -226,8 +227,9 @@ class Builder:
             elif value.is_static:
                 try:
                     bindings[name] = literal(value.data)
-                except (TypeError, ValueError) as error:  # a value no expression can hold
-                    self.errors.append(Diagnostic(value.loc, f"argument '{name}': {error}",
+                except (TypeError, ValueError) as error:  # .inf, .nan, a value too large
+                    problem = NOT_FINITE if 'non-finite' in str(error) else str(error)
+                    self.errors.append(Diagnostic(value.loc, f"argument '{name}': {problem}",
                                                   path))
             else:
                 self.errors.append(Diagnostic(

@@ -7,7 +7,8 @@ has loaded without errors, since only then are all trees known. Problems are han
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+import math
+from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import excerpt, SourceLocation
 from bt_executive.core.registry import Category, hint, Registry
@@ -41,6 +42,9 @@ def check_document(document: Document, registry: Registry, report: Report,
                f"(trees: {', '.join(sorted(document.trees))})")
     calls: dict[str, list[tuple[str, NodeSpec]]] = {}
     for tree in document.trees.values():
+        for name, default in tree.params.items():
+            if default is not None and _non_finite(default.data):
+                report(default.loc, f"default of '{name}': {NOT_FINITE}", tree.name)
         for node in tree.root.walk():
             if registry.require(node.type).category is not Category.SUBTREE:
                 continue
@@ -64,6 +68,8 @@ def _check_arguments(node: NodeSpec, called: TreeSpec, registry: Registry,
     for name, value in node.params.items():
         if name in reserved:
             continue
+        if _non_finite(value.data):
+            report(value.loc, f"argument '{name}': {NOT_FINITE}", node.path)
         if name not in called.params:
             expected = ', '.join(called.params) or 'none'
             report(value.loc, f"tree '{called.name}' has no parameter '{excerpt(name)}'"
@@ -73,6 +79,21 @@ def _check_arguments(node: NodeSpec, called: TreeSpec, registry: Registry,
         if default is None and name not in node.params:
             report(node.loc, f"tree '{called.name}' needs argument '{name}' "
                    f'(declared at {called.loc})', node.path)
+
+
+#: Why a tree argument cannot be .inf or .nan: arguments become expression literals.
+NOT_FINITE = 'numbers passed to a tree must be finite (not .inf or .nan)'
+
+
+def _non_finite(data: Any) -> bool:
+    """Tell whether plain data holds a float that is infinite or NaN."""
+    if isinstance(data, float):
+        return not math.isfinite(data)
+    if isinstance(data, dict):
+        return any(_non_finite(item) for item in data.values())
+    if isinstance(data, list):
+        return any(_non_finite(item) for item in data)
+    return False
 
 
 def _check_recursion(document: Document, calls: dict[str, list[tuple[str, NodeSpec]]],

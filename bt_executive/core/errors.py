@@ -80,17 +80,23 @@ class SourceLocation:
 
 @dataclasses.dataclass(frozen=True)
 class Diagnostic:
-    """One problem found in a tree file: where, in which node, and what was expected."""
+    """One problem found in a tree file: where, in which node, and what was expected.
+
+    A warning (``warning=True``) is printed with ``warning:`` after the location and never
+    fails a load.
+    """
 
     location: SourceLocation
     message: str
     node_path: str = ''
+    warning: bool = False
 
     def __str__(self) -> str:
         message = clip(self.message, MESSAGE_LIMIT)
+        where = f'{self.location}: warning' if self.warning else f'{self.location}'
         if self.node_path:
-            return f'{self.location}: {clip(self.node_path, PATH_LIMIT)}: {message}'
-        return f'{self.location}: {message}'
+            return f'{where}: {clip(self.node_path, PATH_LIMIT)}: {message}'
+        return f'{where}: {message}'
 
 
 class TreeError(Exception):

@@ -20,6 +20,7 @@ expected``.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -28,6 +29,7 @@ from bt_executive.core import yaml_source
 from bt_executive.core.document_checks import check_document
 from bt_executive.core.errors import Diagnostic, excerpt, SourceLocation, TreeError
 from bt_executive.core.expressions import ExpressionError, parse as parse_expression
+from bt_executive.core.key_check import check_reads
 from bt_executive.core.registry import Category, hint, NodeType, Param, ParamType, Registry
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
 from bt_executive.core.yaml_source import YMap, YNode, YScalar, YSeq
@@ -112,6 +114,8 @@ class Loader:
             if not self.errors:
                 check_document(document, self.registry, self._error,
                                getattr(self, '_main_loc', None))
+            if not self.errors:
+                document.warnings = check_reads(document, self.registry)
         except TreeError as error:
             self.errors.extend(error.diagnostics)
         if self.errors:
@@ -273,7 +277,8 @@ class Loader:
             description = node.get('description')
             if isinstance(description, YScalar) and isinstance(description.value, str):
                 doc = description.value
-        elif isinstance(node, YMap) and ('params' in node.keys()):
+        elif isinstance(node, YMap) and 'params' in node.keys() and 'type' not in node.keys():
+            # a tree definition without its root ({type: ..., params: ...} is a node)
             self._error(node.loc, f"tree '{excerpt(name)}' has 'params' but no 'root': write "
                         'params: {...} and root: <node>', name)
             return
@@ -604,12 +609,12 @@ def check_type(param: Param, data: Any) -> Optional[str]:
     if expected:
         return f'expected {expected}, got {yaml_source.describe(data)}'
     if kind in (ParamType.INT, ParamType.FLOAT):
+        if not math.isfinite(data):
+            return f'expected a finite number, got {yaml_source.format_number(data)}'
         if param.minimum is not None and data < param.minimum:
             return f'expected a value >= {param.minimum:g}, got {data}'
         if param.maximum is not None and data > param.maximum:
             return f'expected a value <= {param.maximum:g}, got {data}'
-        if kind is ParamType.FLOAT and data != data:
-            return 'expected a number, got NaN'
     if kind is ParamType.ENUM and data not in param.choices:
         return (f"expected one of {', '.join(param.choices)}, got '{excerpt(data)}'"
                 f'{hint(data, param.choices)}')

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import enum
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 
 class Category(enum.Enum):
@@ -77,6 +77,11 @@ class Param:
         choices: the allowed values for :attr:`ParamType.ENUM`
         minimum: the smallest allowed number, for numeric types
         maximum: the largest allowed number, for numeric types
+        writes: for :attr:`ParamType.KEY`: the node writes that key (``SetBlackboard.key``,
+            ``result_key``); otherwise it reads it (``WaitForBlackboard``)
+        binds: names the node itself provides to this parameter's expressions (``msg`` in
+            ``TopicCondition.expr``, ``response`` in ``Service.success``): not blackboard
+            keys
     """
 
     name: str
@@ -87,6 +92,8 @@ class Param:
     choices: tuple[str, ...] = ()
     minimum: Optional[float] = None
     maximum: Optional[float] = None
+    writes: bool = False
+    binds: tuple[str, ...] = ()
 
     @property
     def required(self) -> bool:
@@ -172,12 +179,16 @@ class Registry:
         sections: top-level keys of a tree file that belong to other layers (e.g. the ROS
             layer's ``subscriptions``): the loader accepts them and keeps their YAML in
             ``Document.sections`` for that layer to validate
+        section_keys: per section, a function returning the blackboard keys that section
+            feeds, from its YAML (``YNode``), for the loader's check of undeclared keys
     """
 
-    def __init__(self, types: Iterable[NodeType] = (), *, sections: Iterable[str] = ()):
+    def __init__(self, types: Iterable[NodeType] = (), *, sections: Iterable[str] = (),
+                 section_keys: Optional[Mapping[str, Callable[[Any], Iterable[str]]]] = None):
         self._types: dict[str, NodeType] = {}
         self._by_name: dict[str, NodeType] = {}
         self.sections: tuple[str, ...] = tuple(sections)
+        self.section_keys: dict[str, Callable[[Any], Iterable[str]]] = dict(section_keys or {})
         for node_type in types:
             self.register(node_type)
 
@@ -197,7 +208,7 @@ class Registry:
 
     def with_factories(self, factories: dict[str, Factory]) -> 'Registry':
         """Return a copy whose named types use the given factories (e.g. real ROS leaves)."""
-        copy = Registry(sections=self.sections)
+        copy = Registry(sections=self.sections, section_keys=self.section_keys)
         for node_type in self._types.values():
             factory = factories.get(node_type.name, node_type.factory)
             copy.register(dataclasses.replace(node_type, factory=factory))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Iterator, Mapping, Optional
 
-from bt_executive.core.errors import excerpt, SourceLocation, TreeError
+from bt_executive.core.errors import Diagnostic, excerpt, SourceLocation, TreeError
 from bt_executive.core.expressions import EvaluationError, Expression, ExpressionError
 
 
@@ -189,9 +189,22 @@ class Document:
     #: Extra top-level sections (e.g. ``subscriptions``) for the ROS layer, by file.
     sections: dict[str, list[Any]] = dataclasses.field(default_factory=dict)
     files: list[str] = dataclasses.field(default_factory=list)
+    #: Problems that do not stop the file from loading (e.g. a key nothing writes).
+    warnings: list[Diagnostic] = dataclasses.field(default_factory=list)
 
-    def tree(self, name: Optional[str] = None) -> TreeSpec:
+    @property
+    def needs_tree_choice(self) -> bool:
+        """Tell whether the file has several trees and no ``main``: a tool must name one."""
+        return self.main is None and len(self.trees) > 1
+
+    def tree(self, name: Optional[str] = None, *,
+             choose: str = 'name the tree to run') -> TreeSpec:
         """Return the named tree, or the main tree when ``name`` is None.
+
+        Args:
+            name: the tree's name; None for ``main`` (or the only tree)
+            choose: how the calling tool names a tree, for the message when the file has
+                several trees and no ``main`` (``choose one with --tree NAME``)
 
         Raises:
             TreeError: if there is no such tree.
@@ -203,8 +216,8 @@ class Document:
                 return next(iter(self.trees.values()))
             raise TreeError.single(
                 SourceLocation(self.path),
-                "the file defines several trees and no 'main'; choose one with "
-                f"--tree ({', '.join(sorted(self.trees))})")
+                f"the file defines several trees and no 'main': add 'main: NAME' to the file "
+                f"or {choose} (trees: {', '.join(sorted(self.trees))})")
         tree = self.trees.get(wanted)
         if tree is None:
             raise TreeError.single(

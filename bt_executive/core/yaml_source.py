@@ -5,19 +5,135 @@ into small immutable classes (``YScalar``, ``YMap``, ``YSeq``) that keep a
 :class:`~bt_executive.core.errors.SourceLocation` for every value, so that every later
 error can name file, line and column. Hostile input (binary, huge files, alias
 bombs, absurd nesting, duplicate keys) becomes a one-line :class:`TreeError`.
+
+Plain scalars are typed by the YAML 1.2 core schema, not by PyYAML's YAML 1.1 rules
+(:func:`resolve_plain`): ``on``, ``yes`` and ``no`` are strings, ``1e-3`` is a number,
+``017`` is seventeen. Mapping keys are always the text as written.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import re
 from typing import Any, Iterator, Optional, Union
 
 from bt_executive.core.errors import Diagnostic, excerpt, SourceLocation, TreeError
 import yaml
 
 #: libyaml's parser when PyYAML was built with it (about 10x faster), else pure Python.
-_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+_BASE_LOADER: Any = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+
+_TAG = 'tag:yaml.org,2002:'
+STR_TAG = _TAG + 'str'
+NULL_TAG = _TAG + 'null'
+BOOL_TAG = _TAG + 'bool'
+INT_TAG = _TAG + 'int'
+FLOAT_TAG = _TAG + 'float'
+MERGE_TAG = _TAG + 'merge'
+TIMESTAMP_TAG = _TAG + 'timestamp'
+
+# The YAML 1.2 core schema (YAML 1.2.2, section 10.3.2), nothing more.
+_NULL = re.compile(r'null|Null|NULL|~|')
+_BOOLS = {'true': True, 'True': True, 'TRUE': True,
+          'false': False, 'False': False, 'FALSE': False}
+_INT = re.compile(r'[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+')
+_FLOAT = re.compile(r'[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?')
+_INF = re.compile(r'[-+]?\.(inf|Inf|INF)')
+_NAN = re.compile(r'\.(nan|NaN|NAN)')
+
+
+def resolve_plain(text: str) -> str:
+    """Return the YAML tag of an unquoted scalar by the YAML 1.2 core schema.
+
+    ``null``/``~``/nothing is null; only ``true``/``false`` (also ``True``, ``TRUE``...)
+    are booleans; ``12``, ``-3``, ``0o17``, ``0x1F`` are integers; ``1.5``, ``1e-3``,
+    ``.5``, ``.inf``, ``-.inf``, ``.nan`` are floats; everything else is a string
+    (``on``, ``yes``, ``1_000``, ``0b101``, ``2024-01-01``). ``<<`` is kept as a merge key
+    so that it can be refused with a clear message.
+    """
+    if _NULL.fullmatch(text):
+        return NULL_TAG
+    if text in _BOOLS:
+        return BOOL_TAG
+    if _INT.fullmatch(text):
+        return INT_TAG
+    if _FLOAT.fullmatch(text) or _INF.fullmatch(text) or _NAN.fullmatch(text):
+        return FLOAT_TAG
+    if text == '<<':
+        return MERGE_TAG
+    return STR_TAG
+
+
+def construct_scalar(tag: str, text: str) -> Any:
+    """Return the value of a scalar with ``tag`` written as ``text`` (core schema rules).
+
+    Raises:
+        ValueError: with the reason, when ``text`` is not a value of that tag, a number
+            is out of range, or the tag is not one a tree file may use.
+    """
+    if tag in (STR_TAG, MERGE_TAG, TIMESTAMP_TAG):
+        return text  # timestamps: trees have no use for dates, keep what was written
+    if tag == NULL_TAG and _NULL.fullmatch(text):
+        return None
+    if tag == BOOL_TAG and text in _BOOLS:
+        return _BOOLS[text]
+    if tag in (INT_TAG, FLOAT_TAG) and _INT.fullmatch(text):
+        if text.startswith(('0x', '0o')):
+            number = int(text[2:], 16 if text[1] == 'x' else 8)
+        else:
+            try:
+                number = int(text, 10)
+            except ValueError:  # over Python's limit of digits
+                raise ValueError(f'integer of {len(text)} digits is too long') from None
+        return number if tag == INT_TAG else _finite(float(number), text)
+    if tag == FLOAT_TAG:
+        if _INF.fullmatch(text):
+            return -math.inf if text.startswith('-') else math.inf
+        if _NAN.fullmatch(text):
+            return math.nan
+        if _FLOAT.fullmatch(text):
+            return _finite(float(text), text)
+    expected = _EXPECTED.get(tag)
+    if expected is not None:
+        raise ValueError(f'bad scalar {text[:40]!r}: !!{tag[len(_TAG):]} expects {expected}')
+    raise ValueError(f'unsupported YAML tag {tag!r}')
+
+
+_EXPECTED = {NULL_TAG: 'null, ~ or nothing', BOOL_TAG: 'true or false',
+             INT_TAG: 'an integer (digits, 0x.. or 0o..)', FLOAT_TAG: 'a number'}
+
+
+def _finite(number: float, text: str) -> float:
+    """Return ``number``, refusing a finite literal that overflowed to infinity."""
+    if math.isinf(number):
+        raise ValueError(f'number {text[:40]!r} is out of range: beyond the largest 64-bit '
+                         'float (1.8e308); write .inf or -.inf for infinity')
+    return number
+
+
+def format_number(number: float) -> str:
+    """Write a number as YAML does (``.inf``, ``-.inf``, ``.nan`` for the non-finite)."""
+    if math.isnan(number):
+        return '.nan'
+    if math.isinf(number):
+        return '.inf' if number > 0 else '-.inf'
+    return repr(number)
+
+
+class _Loader(_BASE_LOADER):  # type: ignore[misc]
+    """The safe loader, with plain scalars typed by :func:`resolve_plain` (YAML 1.2)."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        """Return the tag of a node: plain scalars by the core schema, others as strings."""
+        if kind is yaml.ScalarNode:
+            return resolve_plain(value) if implicit[0] else STR_TAG
+        tag: str = super().resolve(kind, value, implicit)
+        return tag
+
+
+_LOADER = _Loader
 
 #: Largest tree file accepted, in bytes.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -156,7 +272,6 @@ class _Expander:
         self.file = file
         self.visited = 0
         self.errors: list[Diagnostic] = []
-        self._constructor = yaml.SafeLoader('')
         #: converted nodes (id -> value, height): an alias is converted once
         self._done: dict[int, tuple[YNode, int]] = {}
 
@@ -201,27 +316,32 @@ class _Expander:
                 loc, f'scalar of {len(node.value)} characters is longer than '
                 f'{MAX_SCALAR_CHARS}')
         try:
-            value = self._constructor.construct_object(node, deep=True)
-        except Exception:  # noqa: B902 - PyYAML raises KeyError, AttributeError, ...
-            kind = node.tag.rsplit(':', 1)[-1]
-            raise TreeError.single(loc, f'bad scalar {node.value[:40]!r}: not a valid '
-                                   f'{kind} (quote it to make it a string)') from None
-        if not isinstance(value, (str, int, float, bool)) and value is not None:
-            # timestamps, binary: keep the source text, trees have no use for those types
-            value = node.value
+            value = construct_scalar(node.tag, node.value)
+        except ValueError as error:
+            raise TreeError.single(loc, str(error)) from None
         return YScalar(loc, value, quoted=node.style in ('"', "'"))
+
+    def _key(self, node: yaml.Node, depth: int) -> YScalar:
+        """Return a mapping key: always the text as written (``on``, ``1``, ``null``)."""
+        loc = _location(self.file, node.start_mark)
+        if not isinstance(node, yaml.ScalarNode):
+            raise TreeError.single(loc, 'mapping keys must be plain scalars')
+        if node.tag == MERGE_TAG:
+            raise TreeError.single(loc, "YAML merge keys ('<<') are not supported")
+        if node.tag not in _SAFE_SCALAR_TAGS:
+            raise TreeError.single(loc, f'unsupported YAML tag {node.tag!r}')
+        self.visited += 1
+        if len(node.value) > MAX_SCALAR_CHARS:
+            raise TreeError.single(
+                loc, f'key of {len(node.value)} characters is longer than {MAX_SCALAR_CHARS}')
+        return YScalar(loc, node.value, quoted=node.style in ('"', "'"))
 
     def _mapping(self, node: yaml.MappingNode, loc: SourceLocation, depth: int) -> YMap:
         entries: list[tuple[YScalar, YNode]] = []
         seen: dict[str, SourceLocation] = {}
         for key_node, value_node in node.value:
-            key = self.convert(key_node, depth + 1)
-            if not isinstance(key, YScalar) or isinstance(key.value, (list, dict)):
-                raise TreeError.single(key.loc, 'mapping keys must be plain scalars')
-            if key_node.tag == 'tag:yaml.org,2002:merge':
-                raise TreeError.single(key.loc, "YAML merge keys ('<<') are not supported")
-            text = key.value if isinstance(key.value, str) else str(key.value)
-            key = YScalar(key.loc, text, key.quoted)
+            key = self._key(key_node, depth + 1)
+            text = key.value
             if text in seen:
                 self.errors.append(Diagnostic(
                     key.loc, f"duplicate key '{excerpt(text)}' (first at line "
@@ -233,11 +353,8 @@ class _Expander:
 
 
 _SAFE_SCALAR_TAGS = frozenset({
-    'tag:yaml.org,2002:str', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float',
-    'tag:yaml.org,2002:bool', 'tag:yaml.org,2002:null', 'tag:yaml.org,2002:timestamp',
-    'tag:yaml.org,2002:merge',
-})
-_SAFE_TAGS = _SAFE_SCALAR_TAGS | {'tag:yaml.org,2002:seq', 'tag:yaml.org,2002:map'}
+    STR_TAG, INT_TAG, FLOAT_TAG, BOOL_TAG, NULL_TAG, TIMESTAMP_TAG, MERGE_TAG})
+_SAFE_TAGS = _SAFE_SCALAR_TAGS | {_TAG + 'seq', _TAG + 'map'}
 
 
 def _check_depth(text: str, file: str) -> None:
@@ -393,6 +510,16 @@ def _read(path: str) -> bytes:
         raise
     with stream:
         return stream.read(MAX_FILE_BYTES + 1)
+
+
+def load_value(text: str, file: str = '<value>') -> Any:
+    """Parse a YAML value (e.g. a command-line ``--set``) into plain data, same rules.
+
+    Raises:
+        TreeError: as :func:`load_text`.
+    """
+    node = load_text(text, file)
+    return None if node is None else node.plain()
 
 
 def load_file(path: str, *, display_name: Optional[str] = None) -> Optional[YNode]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+import json
+from typing import Any, Collection, Iterable, Mapping, Optional
 
 from bt_executive.core.registry import Registry
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
@@ -18,6 +19,8 @@ STATUS_MARK = {
 }
 ASCII_STATUS_MARK = {Status.SUCCESS: '+', Status.FAILURE: 'x', Status.RUNNING: '>',
                      Status.INVALID: '-'}
+#: Marks, in ``bt-executive tick`` output, the nodes ticked (and keys written) by the tick.
+TICKED_MARK = '*'
 _UNICODE_BRANCHES = ('\u251c\u2500 ', '\u2514\u2500 ', '\u2502  ', '   ')
 _ASCII_BRANCHES = ('|- ', '`- ', '|  ', '   ')
 
@@ -98,7 +101,8 @@ def render_document(document: Document, registry: Registry, *,
 
 
 def render_status(root: py_trees.behaviour.Behaviour, *, table: Optional[NodeTable] = None,
-                  ascii_only: bool = False, stubs: Iterable[str] = ()) -> str:
+                  ascii_only: bool = False, stubs: Iterable[str] = (),
+                  ticked: Optional[Collection[Any]] = None) -> str:
     """Render a built tree with each node's status mark and feedback.
 
     Args:
@@ -106,12 +110,20 @@ def render_status(root: py_trees.behaviour.Behaviour, *, table: Optional[NodeTab
         table: the builder's node table (node types as written); else class names
         ascii_only: no box-drawing characters or symbols
         stubs: node types shown as offline stubs
+        ticked: the ids of the behaviours the last tick ran: each line starts with a
+            gutter, :data:`TICKED_MARK` for those and a space for the others (whose
+            status is left from an earlier tick)
     """
     nodes = table if table is not None else NodeTable()
     tee, last, pipe, blank = _branches(ascii_only)
     marks = ASCII_STATUS_MARK if ascii_only else STATUS_MARK
     stub_types = set(stubs)
     lines: list[str] = []
+
+    def gutter(node: py_trees.behaviour.Behaviour) -> str:
+        if ticked is None:
+            return ''
+        return TICKED_MARK + ' ' if node.id in ticked else '  '
 
     def label(node: py_trees.behaviour.Behaviour) -> str:
         node_type = nodes.type_name(node)
@@ -127,10 +139,10 @@ def render_status(root: py_trees.behaviour.Behaviour, *, table: Optional[NodeTab
     def walk(node: py_trees.behaviour.Behaviour, prefix: str, is_last: bool,
              top: bool) -> None:
         if top:
-            lines.append(label(node))
+            lines.append(gutter(node) + label(node))
             child_prefix = ''
         else:
-            lines.append(prefix + (last if is_last else tee) + label(node))
+            lines.append(gutter(node) + prefix + (last if is_last else tee) + label(node))
             child_prefix = prefix + (blank if is_last else pipe)
         children = list(node.children)
         for index, child in enumerate(children):
@@ -138,3 +150,39 @@ def render_status(root: py_trees.behaviour.Behaviour, *, table: Optional[NodeTab
 
     walk(root, '', True, True)
     return '\n'.join(lines)
+
+
+def format_value(value: Any, *, limit: int = 200) -> str:
+    """Render a blackboard value in YAML flow style (strings quoted, messages by repr)."""
+    if value is None:
+        text = 'null'
+    elif isinstance(value, bool):
+        text = 'true' if value else 'false'
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, Mapping):
+        text = '{' + ', '.join(f'{key}: {format_value(item, limit=limit)}'
+                               for key, item in value.items()) + '}'
+    elif isinstance(value, (list, tuple)):
+        text = '[' + ', '.join(format_value(item, limit=limit) for item in value) + ']'
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + '\u2026'
+
+
+def render_blackboard(storage: Mapping[str, Any], *,
+                      written: Optional[Collection[str]] = None) -> str:
+    """Render the blackboard, one ``key: value`` line per key, sorted.
+
+    Args:
+        storage: py_trees' blackboard storage (``/key -> value``)
+        written: the keys the last tick wrote or removed: each line starts with a gutter,
+            :data:`TICKED_MARK` for those
+    """
+    lines = []
+    keys = {key.lstrip('/'): key for key in storage}
+    for key in sorted(set(keys) | set(written or ())):
+        mark = '' if written is None else (TICKED_MARK + ' ' if key in written else '  ')
+        value = format_value(storage[keys[key]]) if key in keys else '(removed)'
+        lines.append(f'  {mark}{key}: {value}')
+    return '\n'.join(['blackboard:'] + (lines or ['  (empty)']))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from typing import Callable
 
 from py_trees.behaviour import Behaviour
@@ -14,10 +15,31 @@ __all__ = [
     'failure_reason',
     'format_seconds',
     'plural',
+    'time_left',
 ]
 
 Clock = Callable[[], float]
 """A time source returning seconds (monotonic for wall time, the ROS clock for sim time)."""
+
+TIME_TOLERANCE = 1e-9
+"""Seconds by which a clock reading may fall short of a deadline and still reach it.
+
+Clock times are floats: a run started at 0.4 s with a 0.3 s delay ends at
+0.7000000000000001, a hair after a tick at 0.7 s. One nanosecond (the ROS clock's
+resolution), plus a few float steps at the clock's magnitude, absorbs that rounding without
+moving any real deadline.
+"""
+
+
+def time_left(end: float, now: float) -> float:
+    """Return the seconds from ``now`` until ``end``; 0.0 once ``end`` is reached.
+
+    ``end`` counts as reached within :data:`TIME_TOLERANCE` (and a few float steps at the
+    magnitude of ``now``), so float rounding never delays a deadline by a whole tick.
+    """
+    left = end - now
+    tolerance = TIME_TOLERANCE + abs(now) * 4 * sys.float_info.epsilon
+    return left if left > tolerance else 0.0
 
 
 def check_seconds(seconds: float, what: str = 'seconds') -> float:

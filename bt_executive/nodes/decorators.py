@@ -16,6 +16,7 @@ from bt_executive.nodes.common import (
     failure_reason,
     format_seconds,
     plural,
+    time_left,
 )
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
@@ -289,7 +290,7 @@ class Delay(_TimedDecorator):
     def _gate(self) -> Status | None:
         """Answer RUNNING until the delay has passed."""
         if not self._waited:
-            left = self.seconds - (self.clock() - self._start)
+            left = time_left(self._start + self.seconds, self.clock())
             if left > 0:
                 self.feedback_message = f'starting in {left:.1f} s'
                 return Status.RUNNING
@@ -323,7 +324,7 @@ class Cooldown(_TimedDecorator):
     def _gate(self) -> Status | None:
         """Answer FAILURE while cooling down."""
         if self._ready_at is not None and self.decorated.status != Status.RUNNING:
-            left = self._ready_at - self.clock()
+            left = time_left(self._ready_at, self.clock())
             if left > 0:
                 self.feedback_message = f'cooling down, {left:.1f} s left'
                 return Status.FAILURE
@@ -368,7 +369,7 @@ class Timeout(_TimedDecorator):
 
     def _gate(self) -> Status | None:
         """Answer FAILURE once the deadline has passed."""
-        if self.clock() >= self._deadline:
+        if time_left(self._deadline, self.clock()) == 0.0:
             self.feedback_message = f'timed out after {format_seconds(self.seconds)} s'
             return Status.FAILURE
         return None

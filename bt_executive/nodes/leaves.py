@@ -13,7 +13,7 @@ import time
 from typing import Any, Callable, Literal
 
 from bt_executive.core.expressions import EvaluationError, Expression
-from bt_executive.nodes.common import check_seconds, Clock, format_seconds
+from bt_executive.nodes.common import check_seconds, Clock, format_seconds, time_left
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 
@@ -91,7 +91,7 @@ class Wait(Behaviour):
 
     def update(self) -> Status:
         """Return SUCCESS once the time is up."""
-        left = self.seconds - (self.clock() - self._start)
+        left = time_left(self._start + self.seconds, self.clock())
         if left > 0:
             self.feedback_message = f'{left:.1f} s left'
             return Status.RUNNING

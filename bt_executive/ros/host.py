@@ -15,7 +15,7 @@ import time
 from typing import Any, Callable, Optional
 
 from bt_executive.core.builder import apply_blackboard_defaults, BuildContext, Builder
-from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.loader import Loader
 from bt_executive.core.registry import Registry
 from bt_executive.core.spec import Document
@@ -25,10 +25,14 @@ from bt_executive.nodes.leaves import clear_termination, termination_requested
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import active_path, failure_reason
-from bt_executive.ros import leaves
-from bt_executive.ros.subscriptions import BlackboardFeed, check_fields, parse_subscriptions
+from bt_executive.ros.checks import check_ros
+from bt_executive.ros.subscriptions import BlackboardFeed
 import py_trees
 from py_trees.common import Status
+
+
+#: How the executive chooses a tree, for the message when a file has several and no main.
+CHOOSE_TREE = "set the executive's 'tree_name' parameter"
 
 
 @dataclasses.dataclass
@@ -151,23 +155,18 @@ class TreeHost:
             TreeError: with every problem found; nothing is left behind on the node.
         """
         document = Loader(self.registry).load(tree_file)
-        specs, errors = parse_subscriptions(document.sections.get('subscriptions', []))
-        for spec in specs:
-            errors.extend(check_fields(spec))
-        for tree in document.trees.values():
-            for node in tree.root.walk():
-                node_type = self.registry.get(node.type)
-                if node_type is not None and node_type.ros:
-                    errors.extend(Diagnostic(loc, message, node.path)
-                                  for loc, message in leaves.check_leaf(node))
+        specs, errors = check_ros(document, self.registry)
         if errors:
             raise TreeError(errors)
+        tree = document.tree(tree_name or None, choose=CHOOSE_TREE)
+        for warning in document.warnings:
+            self.logger.warning(str(warning))
         feed = BlackboardFeed(self.node, specs, self.clock)
         context = BuildContext(registry=self.registry, document=document,
                                lookup=feed.lookup, clock=self.clock,
                                extras={'node': self.node}, log_error=self.logger.error)
         try:
-            built = Builder(context).build(tree_name or None)
+            built = Builder(context).build(tree.name)
             built.setup(tree_file, timeout=setup_timeout, node=self.node)
         except Exception as error:  # noqa: B902 - rejected: release what was made so far
             release(context.nodes.values(), feed)
@@ -306,4 +305,4 @@ class TreeHost:
         self.retiring = []
 
 
-__all__ = ['LoadedTree', 'TreeHost', 'release']
+__all__ = ['CHOOSE_TREE', 'LoadedTree', 'TreeHost', 'release']

@@ -22,6 +22,7 @@ blackboard and reads as stale, with the age, in every expression that uses it.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from typing import Any, Callable, Mapping, Optional
 
@@ -145,7 +146,8 @@ def _parse_entry(entry: YNode, errors: list[Diagnostic]) -> Optional[Subscriptio
     age_node = entry.get('max_age')
     if age_node is not None:
         value = age_node.value if isinstance(age_node, YScalar) else None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value) or value < 0:
             error(age_node, "'max_age' must be a number of seconds >= 0")
         else:
             max_age = float(value)

@@ -398,8 +398,9 @@ def digest(document: Document) -> dict[str, Any]:
     """Return a comparable summary of a document, without source locations.
 
     Trees (parameters, description, every node's type, name, parameters as written and
-    children), main, initial blackboard and subscriptions: what a round trip through XML
-    must keep. Values compare with :func:`canonical` (1 equals 1.0, not true).
+    children), main (the only tree of a file without ``main``), initial blackboard and
+    subscriptions: what a round trip through XML must keep. Values compare with
+    :func:`canonical` (1 equals 1.0, not true).
     """
     def node(spec: NodeSpec) -> Any:
         return (spec.type, spec.name,
@@ -411,8 +412,11 @@ def digest(document: Document) -> dict[str, Any]:
     for section in document.sections.get('subscriptions', []):
         plain = section.plain() if hasattr(section, 'plain') else section
         subscriptions.extend(plain if isinstance(plain, list) else [plain])
+    main = document.main
+    if main is None and len(document.trees) == 1:
+        main = next(iter(document.trees))  # the only tree is the main tree
     return {
-        'main': document.main,
+        'main': main,
         'trees': {name: (tuple((param, None if default is None
                                 else canonical(yamlish(default.data)))
                                for param, default in tree.params.items()),

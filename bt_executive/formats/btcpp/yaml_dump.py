@@ -9,6 +9,7 @@ import re
 from typing import Any, Optional
 
 from bt_executive.core.loader import _strip_quotes
+from bt_executive.core.yaml_source import resolve_plain, STR_TAG
 import yaml
 
 _NODE_NAME = re.compile(r'[^\n\r]+\Z')
@@ -43,7 +44,19 @@ class _NodeMap(dict):
 
 
 class _Dumper(yaml.SafeDumper):
-    """PyYAML's safe dumper that writes node mappings in block style."""
+    """PyYAML's safe dumper that writes node mappings in block style.
+
+    A string is written unquoted only when both YAML 1.1 (PyYAML, other tools) and the
+    YAML 1.2 core schema our loader uses read it back as a string: ``'1e-3'`` and
+    ``'on'`` stay quoted.
+    """
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        """Return the tag a plain scalar would get from either schema (str if both)."""
+        tag: str = super().resolve(kind, value, implicit)
+        if kind is yaml.ScalarNode and implicit[0] and tag == STR_TAG:
+            return resolve_plain(value)
+        return tag
 
 
 _Dumper.add_representer(_NodeMap, lambda dumper, data: dumper.represent_mapping(

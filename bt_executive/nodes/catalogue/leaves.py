@@ -228,7 +228,7 @@ def leaf_types() -> list[NodeType]:
             doc=('Writes a value (literal, $reference or ${expression}) to a blackboard key '
                  'and succeeds.'),
             params=(
-                _KEY_PATH,
+                P('key', T.KEY, _KEY_PATH.doc, writes=True),
                 P('value', T.ANY, 'the value', dynamic=True),
                 P('overwrite', T.BOOL, 'replace an existing value', True),
             ),

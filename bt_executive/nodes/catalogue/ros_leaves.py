@@ -47,7 +47,8 @@ _COMMON_ROS = (
 )
 _QOS_CHOICES = ('reliable', 'sensor_data', 'latched')
 _QOS = P('qos', T.ENUM, 'QoS profile', 'reliable', choices=_QOS_CHOICES)
-_MSG_EXPR = P('expr', T.EXPRESSION, 'expression over `msg` and the blackboard', 'true')
+_MSG_EXPR = P('expr', T.EXPRESSION, 'expression over `msg` and the blackboard', 'true',
+              binds=('msg',))
 
 
 class StubLeaf(Behaviour):
@@ -123,8 +124,9 @@ def ros_leaf_types() -> list[NodeType]:
                 P('type', T.INTERFACE, 'action type, e.g. nav2_msgs/action/NavigateToPose'),
                 P('server', T.STRING, 'action name, e.g. /navigate_to_pose'),
                 P('goal', T.MAPPING, 'goal fields', {}, dynamic=True),
-                P('result_key', T.KEY, 'blackboard key for the result', None),
-                P('feedback_key', T.KEY, 'blackboard key for the latest feedback', None),
+                P('result_key', T.KEY, 'blackboard key for the result', None, writes=True),
+                P('feedback_key', T.KEY, 'blackboard key for the latest feedback', None,
+                  writes=True),
                 *_COMMON_ROS,
                 P('timeout', T.FLOAT, 'seconds until the result; 0 waits forever', 0.0,
                   minimum=0.0),
@@ -140,8 +142,9 @@ def ros_leaf_types() -> list[NodeType]:
                 P('type', T.INTERFACE, 'service type, e.g. std_srvs/srv/Trigger'),
                 P('service', T.STRING, 'service name'),
                 P('request', T.MAPPING, 'request fields', {}, dynamic=True),
-                P('response_key', T.KEY, 'blackboard key for the response', None),
-                P('success', T.EXPRESSION, 'success test over `response`', 'true'),
+                P('response_key', T.KEY, 'blackboard key for the response', None, writes=True),
+                P('success', T.EXPRESSION, 'success test over `response`', 'true',
+                  binds=('response',)),
                 *_COMMON_ROS,
                 P('timeout', T.FLOAT, 'seconds until the response', 5.0, minimum=0.0),
             ),
@@ -167,7 +170,7 @@ def ros_leaf_types() -> list[NodeType]:
                 P('topic', T.STRING, 'topic name'),
                 P('type', T.INTERFACE, 'message type'),
                 _MSG_EXPR,
-                P('key', T.KEY, 'blackboard key to store the message', None),
+                P('key', T.KEY, 'blackboard key to store the message', None, writes=True),
                 _QOS,
             ),
         ),
@@ -200,14 +203,15 @@ def ros_leaf_types() -> list[NodeType]:
                 P('status_type', T.INTERFACE, 'status message type'),
                 P('status_qos', T.ENUM, 'QoS of the status subscription', 'reliable',
                   choices=_QOS_CHOICES),
-                P('match', T.EXPRESSION, 'is `msg` about the sent `goal`?', 'true'),
-                P('succeeded', T.EXPRESSION, 'success test over `msg`'),
-                P('failed', T.EXPRESSION, 'failure test over `msg`', 'false'),
-                P('status_key', T.KEY, 'blackboard key for the latest status', None),
+                P('match', T.EXPRESSION, 'is `msg` about the sent `goal`?', 'true',
+                  binds=('msg', 'goal')),
+                P('succeeded', T.EXPRESSION, 'success test over `msg`', binds=('msg',)),
+                P('failed', T.EXPRESSION, 'failure test over `msg`', 'false', binds=('msg',)),
+                P('status_key', T.KEY, 'blackboard key for the latest status', None, writes=True),
                 P('cancel_topic', T.STRING, 'topic for the cancel message', ''),
                 P('cancel_type', T.INTERFACE, 'cancel message type', 'std_msgs/msg/Empty'),
                 P('cancel', T.MAPPING, 'cancel message fields (may read `goal`)', {},
-                  dynamic=True),
+                  dynamic=True, binds=('goal',)),
                 *_COMMON_ROS,
                 P('timeout', T.FLOAT, 'seconds until a result; 0 waits forever', 0.0,
                   minimum=0.0),

@@ -1,0 +1,84 @@
+"""Warn about blackboard keys that a tree reads but nothing in the document sets.
+
+A key is *set* by the document when it has an initial value (``blackboard:``), when a
+section of another layer feeds it (the ROS executive's ``subscriptions``, through
+:attr:`Registry.section_keys`), or when a node writes it (a ``KEY`` parameter declared
+with ``writes=True``: ``SetBlackboard.key``, ``Action.result_key``, ...). A key read by an
+expression, a ``$reference`` or a reading ``KEY`` parameter (``WaitForBlackboard``) that is
+set by none of these is most likely a typo (``batery``); the check returns a warning for
+each such read, with its location and the closest key that is set. Warnings never fail a
+load: something outside the file (a plugin, ``bt-executive tick --set``) may set the key.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, NamedTuple
+
+from bt_executive.core.errors import Diagnostic, SourceLocation
+from bt_executive.core.registry import hint, ParamType, Registry
+from bt_executive.core.spec import Document, NodeSpec, Value
+
+
+class _Read(NamedTuple):
+    key: str
+    loc: SourceLocation
+    path: str
+
+
+def check_reads(document: Document, registry: Registry,
+                also_set: Iterable[str] = ()) -> list[Diagnostic]:
+    """Return a warning for every read of a blackboard key that nothing sets.
+
+    Args:
+        document: a loaded document (every tree, included files too)
+        registry: the node types it was loaded with
+        also_set: keys set from outside the document (e.g. ``tick --set``)
+    """
+    written = set(document.blackboard) | set(also_set)
+    for section, feeds in registry.section_keys.items():
+        for node in document.sections.get(section, []):
+            written.update(feeds(node))
+    reads: list[_Read] = []
+    for tree in document.trees.values():
+        local = frozenset(tree.params)  # tree parameters are not blackboard keys
+        for default in tree.params.values():
+            if default is not None:
+                reads.extend(_value_reads(default, local, tree.name))
+        for node in tree.root.walk():
+            reads.extend(_node_reads(node, registry, local, written))
+    candidates = sorted(written)
+    warnings = []
+    for read in reads:
+        if read.key not in written:
+            warnings.append(Diagnostic(
+                read.loc, f"blackboard key '{read.key}' is read but nothing sets it (not in "
+                "'blackboard:', fed by no subscription, written by no node)"
+                f'{hint(read.key, candidates)}', read.path, warning=True))
+    return warnings
+
+
+def _node_reads(node: NodeSpec, registry: Registry, local: frozenset[str],
+                written: set[str]) -> Iterator[_Read]:
+    """Yield the keys ``node`` reads; add the keys it writes to ``written``."""
+    node_type = registry.get(node.type)
+    for name, value in node.params.items():
+        param = node_type.param(name) if node_type is not None else None
+        if param is not None and param.type is ParamType.KEY:
+            if isinstance(value.data, str):
+                key = value.data.split('.')[0]
+                if param.writes:
+                    written.add(key)
+                elif key not in local:
+                    yield _Read(key, value.loc, node.path)
+            continue
+        binds = local | frozenset(param.binds if param is not None else ())
+        yield from _value_reads(value, binds, node.path)
+
+
+def _value_reads(value: Value, bound: frozenset[str], path: str) -> Iterator[_Read]:
+    for dynamic in value.dynamics():
+        for key in sorted(dynamic.expression.names - bound):
+            yield _Read(key, dynamic.loc, path)
+
+
+__all__ = ['check_reads']

@@ -1,0 +1,123 @@
+"""The ROS checks of a loaded tree file: what the executive verifies before it builds.
+
+The core loader knows no ROS. These checks add what only the ROS layer can judge: the
+``subscriptions`` section (its shape, its message types and field paths) and every ROS
+leaf (its topic, service or action name, its interface types, and the literal parts of
+its goal, request or message fields against the installed message definitions).
+:meth:`TreeHost.load <bt_executive.ros.host.TreeHost.load>` and ``bt-executive validate``
+both run :func:`check_ros`, so ``validate`` finds what the executive finds at load.
+
+An interface whose package is not installed on this machine cannot be checked; the
+executive rejects such a file when it builds the tree. :func:`missing_packages` names
+those packages, so that ``validate`` on a workstation can say what it could not check.
+:func:`build_registry` gives ``validate`` the executive's real leaf factories (which
+resolve every interface type and check the fields after tree arguments are
+substituted), with the offline stub in place of a leaf whose package is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any, Optional
+
+from bt_executive.core.errors import Diagnostic, SourceLocation
+from bt_executive.core.registry import Factory, NodeType, ParamType, Registry
+from bt_executive.core.spec import Document
+from bt_executive.ros import interfaces, leaves
+from bt_executive.ros.subscriptions import check_fields, parse_subscriptions, \
+    SubscriptionSpec
+
+
+def check_ros(document: Document,
+              registry: Registry) -> tuple[list[SubscriptionSpec], list[Diagnostic]]:
+    """Parse the subscriptions and check them and every ROS leaf of every tree.
+
+    Returns:
+        The subscription specs and every problem found (empty when the file is fine).
+    """
+    specs, errors = parse_subscriptions(document.sections.get('subscriptions', []))
+    for spec in specs:
+        errors.extend(check_fields(spec))
+    for tree in document.trees.values():
+        for node in tree.root.walk():
+            node_type = registry.get(node.type)
+            if node_type is not None and node_type.ros:
+                errors.extend(Diagnostic(loc, message, node.path)
+                              for loc, message in leaves.check_leaf(node))
+    return specs, errors
+
+
+def missing_packages(document: Document, registry: Registry,
+                     specs: Optional[list[SubscriptionSpec]] = None) -> list[Diagnostic]:
+    """Return one warning per interface package the file uses that is not installed here.
+
+    Each names the first place the package is used and how many uses could not be checked.
+    """
+    uses: dict[str, list[tuple[SourceLocation, str, str]]] = {}
+
+    def note(type_string: object, loc: SourceLocation, path: str) -> None:
+        if not isinstance(type_string, str):
+            return
+        try:
+            package = interfaces.parse_type_string(type_string).package
+        except interfaces.InterfaceError:
+            return  # a malformed type string is an error check_ros reports
+        if importlib.util.find_spec(package) is None:
+            uses.setdefault(package, []).append((loc, type_string, path))
+
+    for spec in specs if specs is not None else []:
+        note(spec.type, spec.loc, 'subscriptions')
+    for tree in document.trees.values():
+        for node in tree.root.walk():
+            node_type = registry.get(node.type)
+            if node_type is None or not node_type.ros:
+                continue
+            for name, value in node.params.items():
+                param = node_type.param(name)
+                if param is not None and param.type is ParamType.INTERFACE:
+                    note(value.data, value.loc, node.path)
+    warnings = []
+    for package, places in uses.items():
+        loc, type_string, path = places[0]
+        more = f' (and {len(places) - 1} more use{"s" if len(places) > 2 else ""})' \
+            if len(places) > 1 else ''
+        warnings.append(Diagnostic(
+            loc, f"package '{package}' is not installed here, so {type_string}{more} and "
+            'the fields written for it were not checked; the executive rejects the file on '
+            'a machine without the package', path, warning=True))
+    return warnings
+
+
+def build_registry(registry: Registry) -> Registry:
+    """Return ``registry`` with the executive's ROS leaf factories, for a build check.
+
+    A leaf whose interface package is not installed here keeps the registry's factory
+    (the offline stub): :func:`missing_packages` reports it instead.
+    """
+    factories = {}
+    for node_type in registry.types():
+        real = leaves.FACTORIES.get(node_type.name)
+        if real is not None and node_type.factory is not None:
+            factories[node_type.name] = _unless_missing(node_type, real, node_type.factory)
+    return registry.with_factories(factories)
+
+
+def _unless_missing(node_type: NodeType, real: Factory, stub: Factory) -> Factory:
+    names = [param.name for param in node_type.params if param.type is ParamType.INTERFACE]
+
+    def factory(ctx: Any, name: str, params: Any, children: list) -> Any:
+        for param in names:
+            type_string = params.get(param)
+            try:
+                package = interfaces.parse_type_string(type_string).package \
+                    if isinstance(type_string, str) else None
+            except interfaces.InterfaceError:
+                continue  # the real factory reports it
+            if package is not None and importlib.util.find_spec(package) is None:
+                return stub(ctx, name, params, children)
+        return real(ctx, name, params, children)
+
+    return factory
+
+
+__all__ = ['build_registry', 'check_ros', 'missing_packages']

@@ -1,0 +1,149 @@
+"""``bt-executive validate`` finds what the executive finds when it loads a file.
+
+With rclpy and the message packages importable, ``validate`` runs the tree host's load
+checks (bt_executive/ros/checks.py): the tests compare the two on the same broken files.
+The tree host runs in-process on no node at all: every check here happens before the host
+touches one. No Context, no DDS.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+from typing import Any
+
+from bt_executive.core.errors import TreeError
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+BROKEN = {
+    'goal field typo': """
+trees:
+  Main:
+    Action fib: {type: test_msgs/action/Fibonacci, server: fibonacci, goal: {ordr: 5}}
+""",
+    'bad names and types': """
+subscriptions:
+  - {topic: odom, type: nav_msgs/msg/Odometry, fields: {x: pose.pose.positon.x}}
+  - {topic: battery, type: sensor_msgs/msg/BateryState, key: battery}
+trees:
+  Main:
+    Sequence:
+      - Publish: {topic: 'bad topic', type: std_msgs/msg/Bool, fields: {data: 1.5}}
+      - Service: {type: std_srvs/srv/Triger, service: s}
+      - TopicAction: {goal_topic: g, goal_type: geometry_msgs/msg/PoseStamped,
+                      goal: {pose: {position: {z: abc}}}, status_topic: s,
+                      status_type: action_msgs/msg/GoalStatus, succeeded: 'true'}
+""",
+    'found when building': """
+main: Main
+trees:
+  Main:
+    Sequence:
+      - Subtree: {tree: Go, n: abc}
+      - TopicAction: {goal_topic: g, goal_type: std_msgs/msg/Bool, goal: {data: true},
+                      status_topic: s, status_type: action_msgs/msg/GoalStatu,
+                      succeeded: 'true'}
+  Go:
+    params: {n: 1}
+    root:
+      Action: {type: test_msgs/action/Fibonacci, server: fib, goal: {order: $n}}
+""",
+}
+
+
+class _Logger:
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str]] = []
+
+    def warning(self, text: str) -> None:
+        self.lines.append(('warning', text))
+
+    def info(self, text: str) -> None:
+        self.lines.append(('info', text))
+
+    def error(self, text: str) -> None:
+        self.lines.append(('error', text))
+
+
+def _host(logger: Any = None) -> Any:
+    from bt_executive.nodes.catalogue import default_registry
+    from bt_executive.ros.host import TreeHost
+    from bt_executive.ros.leaves import FACTORIES
+    return TreeHost(None, default_registry().with_factories(FACTORIES), clock=lambda: 0.0,
+                    logger=logger or _Logger(), on_install=lambda tree: None)
+
+
+def _validate(path: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', 'validate', path],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)})
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('case', sorted(BROKEN))
+def test_validate_reports_exactly_what_the_executive_rejects(tmp_path, case):
+    path = tmp_path / 'tree.yaml'
+    path.write_text(BROKEN[case])
+    with pytest.raises(TreeError) as rejected:
+        _host().load(str(path))
+    executive = [str(diagnostic) for diagnostic in rejected.value.diagnostics]
+    assert executive
+    result = _validate(str(path))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == executive + [
+        f'{path}: {len(executive)} error{"s" if len(executive) > 1 else ""}']
+
+
+@pytest.mark.ros
+def test_the_goal_field_typo_is_named_with_its_place(tmp_path):
+    path = tmp_path / 'tree.yaml'
+    path.write_text(BROKEN['goal field typo'])
+    result = _validate(str(path))
+    assert f"{path}:4:77: Main/fib: field goal.ordr: unknown field 'ordr' for " \
+        "test_msgs/action/Fibonacci_Goal (did you mean 'order'?)" in result.stderr
+    assert 'ROS checks skipped' not in result.stderr
+
+
+@pytest.mark.ros
+def test_the_executive_names_its_own_way_to_choose_a_tree(tmp_path):
+    path = tmp_path / 'tree.yaml'
+    path.write_text('trees:\n  A:\n    Success:\n  B:\n    Failure:\n')
+    with pytest.raises(TreeError) as rejected:
+        _host().load(str(path))
+    assert [str(d) for d in rejected.value.diagnostics] == [
+        f"{path}: the file defines several trees and no 'main': add 'main: NAME' to the "
+        "file or set the executive's 'tree_name' parameter (trees: A, B)"]
+    loaded = _host().load(str(path), 'B')
+    assert loaded.name == 'B'
+    loaded.destroy()
+
+
+@pytest.mark.ros
+def test_the_executive_logs_warnings_and_loads(tmp_path):
+    path = tmp_path / 'tree.yaml'
+    path.write_text('blackboard: {battery: 1.0}\ntrees:\n  Main:\n'
+                    '    Condition: batery > 0.5\n')
+    logger = _Logger()
+    loaded = _host(logger).load(str(path))
+    loaded.destroy()
+    assert ('warning', f"{path}:4:16: warning: Main/Condition: blackboard key 'batery' is "
+            "read but nothing sets it (not in 'blackboard:', fed by no subscription, written "
+            "by no node) (did you mean 'battery'?)") in logger.lines
+
+
+@pytest.mark.ros
+@pytest.mark.skipif(importlib.util.find_spec('nav2_msgs') is not None,
+                    reason='nav2_msgs is installed here')
+def test_validate_warns_about_packages_it_cannot_check():
+    result = _validate(str(ROOT / 'config' / 'patrol_nav2.yaml'))
+    assert result.returncode == 0, result.stderr
+    assert "warning: Navigate/navigate to pose: package 'nav2_msgs' is not installed here, " \
+        'so nav2_msgs/action/NavigateToPose (and 2 more uses) and the fields written for it ' \
+        'were not checked; the executive rejects the file on a machine without the package' \
+        in result.stderr
+    assert "ok (7 trees, 35 nodes, main 'Patrol', 1 warning)" in result.stdout
