@@ -298,3 +298,36 @@ trees:
     assert printed[2][-4:] == ['blackboard:', '    count: 1', '    limits: {low: 0.001}',
                                '    name: "on"']
     assert 'blackboard:' not in run('tick', path, '--ticks', '1').stdout
+
+
+def test_keys_a_subtree_writes_through_its_output_parameters_are_set():
+    assert warnings_of("""
+        main: Main
+        trees:
+          Main:
+            Sequence:
+              - Subtree: {tree: Outer, slot: $left}
+              - Condition: left == 'done'
+          Outer:
+            params: {slot: null}
+            root:
+              Subtree: {tree: Inner, out: $slot}
+          Inner:
+            params: {out: null}
+            root:
+              SetBlackboard: {key: out.value, value: done}
+        """) == []
+    assert warnings_of("""
+        main: Main
+        trees:
+          Main:
+            Sequence:
+              - Subtree: {tree: Inner, out: $left}
+              - Condition: lefft == 'done'
+          Inner:
+            params: {out: null}
+            root:
+              SetBlackboard: {key: out, value: done}
+        """) == ["w.yaml:7:28: warning: Main/Sequence/Condition: blackboard key 'lefft' is "
+                 "read but nothing sets it (not in 'blackboard:', fed by no subscription, "
+                 "written by no node) (did you mean 'left'?)"]

@@ -36,6 +36,8 @@ _FENCE = re.compile(r'^```yaml[ \t]*\n(?P<body>.*?)^```[ \t]*$', re.S | re.M)
 _MARKER = re.compile(r'<!--\s*yaml:\s*(?P<kind>file|node|fragment)'
                      r'(?:\s+in\s+(?P<dir>\S+?))?\s*-->\s*\Z')
 KINDS = ('file', 'node', 'fragment')
+#: The marker of a file of the plugin package on docs/plugins.md (test/plugin_package.py).
+_PACKAGE_FILE = re.compile(r'<!--\s*file:\s*\S+\s*-->\s*\Z')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,8 +61,13 @@ def _examples(doc: str) -> list[Example]:
     for match in _FENCE.finditer(source):
         before = source[:match.start()].rstrip()
         line = source.count('\n', 0, match.start()) + 2  # the block's first line
-        marker = _MARKER.search(before[before.rfind('\n') + 1:] if '\n' in before
-                                else before)
+        last = before[before.rfind('\n') + 1:] if '\n' in before else before
+        marker = _MARKER.search(last)
+        if marker is None and _PACKAGE_FILE.search(last):
+            # a file of docs/plugins.md's example package: it needs the plugin installed,
+            # so test/test_plugins.py runs it; here it only has to be YAML
+            found.append(Example(doc, line, match.group('body'), 'fragment'))
+            continue
         found.append(Example(doc, line, match.group('body'),
                              marker.group('kind') if marker else 'file',
                              marker.group('dir') if marker else None))

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Iterable, Iterator, NamedTuple
 
 from bt_executive.core.errors import Diagnostic, SourceLocation
-from bt_executive.core.registry import hint, ParamType, Registry
-from bt_executive.core.spec import Document, NodeSpec, Value
+from bt_executive.core.registry import Category, hint, ParamType, Registry
+from bt_executive.core.spec import Document, Dynamic, NodeSpec, Value
 
 
 class _Read(NamedTuple):
@@ -38,6 +38,7 @@ def check_reads(document: Document, registry: Registry,
     for section, feeds in registry.section_keys.items():
         for node in document.sections.get(section, []):
             written.update(feeds(node))
+    outputs = _output_params(document, registry)
     reads: list[_Read] = []
     for tree in document.trees.values():
         local = frozenset(tree.params)  # tree parameters are not blackboard keys
@@ -45,7 +46,7 @@ def check_reads(document: Document, registry: Registry,
             if default is not None:
                 reads.extend(_value_reads(default, local, tree.name))
         for node in tree.root.walk():
-            reads.extend(_node_reads(node, registry, local, written))
+            reads.extend(_node_reads(node, registry, local, written, outputs))
     candidates = sorted(written)
     warnings = []
     for read in reads:
@@ -57,10 +58,64 @@ def check_reads(document: Document, registry: Registry,
     return warnings
 
 
+def _head(value: Value) -> str:
+    """Return the key a key-like value names first (``out`` of ``$out.pose``), or ''."""
+    from bt_executive.core.loader import is_key  # the loader imports this module
+    data = value.data
+    text = str(data.expression) if isinstance(data, Dynamic) else data
+    if isinstance(text, str) and is_key(text):
+        return text.split('.')[0]
+    return ''
+
+
+def _called(node: NodeSpec) -> str:
+    tree = node.params.get('tree')
+    return tree.data if tree is not None and isinstance(tree.data, str) else ''
+
+
+def _output_params(document: Document, registry: Registry) -> dict[str, set[str]]:
+    """Return, per tree, the tree parameters it writes through (subtree output keys).
+
+    A parameter is an output when a writing key parameter names it, or when it is passed
+    on as the argument of a called tree's output parameter (found to a fixed point).
+    """
+    outputs: dict[str, set[str]] = {name: set() for name in document.trees}
+    changed = True
+    while changed:
+        changed = False
+        for tree in document.trees.values():
+            for node in tree.root.walk():
+                node_type = registry.get(node.type)
+                if node_type is None:
+                    continue
+                if node_type.category is Category.SUBTREE:
+                    inner = outputs.get(_called(node), set())
+                    heads = [_head(v) for name, v in node.params.items() if name in inner]
+                else:
+                    heads = [_head(v) for name, v in node.params.items()
+                             if (param := node_type.param(name)) is not None
+                             and param.type is ParamType.KEY and param.writes]
+                for head in heads:
+                    if head in tree.params and head not in outputs[tree.name]:
+                        outputs[tree.name].add(head)
+                        changed = True
+    return outputs
+
+
 def _node_reads(node: NodeSpec, registry: Registry, local: frozenset[str],
-                written: set[str]) -> Iterator[_Read]:
+                written: set[str], outputs: dict[str, set[str]]) -> Iterator[_Read]:
     """Yield the keys ``node`` reads; add the keys it writes to ``written``."""
     node_type = registry.get(node.type)
+    if node_type is not None and node_type.category is Category.SUBTREE:
+        inner = outputs.get(_called(node), set())
+        for name, value in node.params.items():
+            if name in inner:  # an output argument: the called tree writes this key
+                head = _head(value)
+                if head and head not in local:
+                    written.add(head)
+            else:
+                yield from _value_reads(value, local, node.path)
+        return
     for name, value in node.params.items():
         param = node_type.param(name) if node_type is not None else None
         if param is not None and param.type is ParamType.KEY:
