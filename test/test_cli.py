@@ -99,4 +99,5 @@ def test_tick_terminate_stops_early(tmp_path):
     result = run('tick', str(tree), '--ticks', '10', '--period', '0.1')
     assert result.returncode == 0, result.stderr
     assert result.stdout.count('--- tick') == 4
-    assert 'terminated by Terminate: success all done' in result.stdout
+    assert '--- tick 4  t=0.30s  root: SUCCESS' in result.stdout
+    assert 'terminated by Main/Sequence/Terminate: success all done' in result.stdout

@@ -134,13 +134,15 @@ def _parse_assignment(text: str, what: str) -> tuple[str, str]:
 
 def cmd_tick(args: argparse.Namespace) -> int:
     """Tick a tree offline with a simulated clock and print statuses per tick."""
+    import random
+
     import py_trees
     import yaml
 
     from bt_executive.core.builder import apply_blackboard_defaults
     from bt_executive.formats.text import render_status
     from bt_executive.nodes.catalogue import DEFAULT_STUBS
-    from bt_executive.nodes.leaves import termination_requested
+    from bt_executive.observe.runner import TreeRunner
 
     stubs: dict[str, tuple[str, int]] = {}
     for text in args.stub:
@@ -152,6 +154,7 @@ def cmd_tick(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         stubs[name] = (status, int(ticks) if ticks.isdigit() else 0)
     clock_time = [0.0]
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 31)
     try:
         registry, document = _load(args.file)
         py_trees.blackboard.Blackboard.clear()
@@ -160,11 +163,13 @@ def cmd_tick(args: argparse.Namespace) -> int:
             key, value = _parse_assignment(text, '--set')
             py_trees.blackboard.Blackboard.set('/' + key, yaml.safe_load(value))
         built, context = _build(registry, document, args.tree, clock=lambda: clock_time[0],
-                                seed=args.seed, stubs=stubs)
+                                seed=seed, stubs=stubs)
         root = built.root
     except TreeError as error:
         _print_errors(error, args.file)
         return EXIT_INVALID
+    if args.seed is None and context.seed != seed:  # random nodes drew their seeds
+        print(f'random nodes seeded with {seed} (repeat this run with --seed {seed})')
     node_types = {built.nodes.type_name(node) for node in root.iterate()}
     ros_types = sorted(name for name in node_types
                        if registry.get(name) is not None and registry.get(name).ros)
@@ -175,19 +180,22 @@ def cmd_tick(args: argparse.Namespace) -> int:
                               if stubs.get(t, DEFAULT_STUBS[t])[1] else '')
             for t in ros_types) + ' (change with --stub TYPE_OR_NAME=STATUS[:TICKS])')
     root.setup_with_descendants()
+    runner = TreeRunner(built, clock=lambda: clock_time[0])
     for tick in range(1, args.ticks + 1):
-        root.tick_once()
-        if not args.quiet or tick == args.ticks:
-            print(f'--- tick {tick}  t={clock_time[0]:.2f}s  root: {root.status.name}')
+        record = runner.tick_once(now=clock_time[0])
+        request = record.terminated
+        if not args.quiet or tick == args.ticks or request is not None:
+            print(f'--- tick {tick}  t={clock_time[0]:.2f}s  root: {record.root_status.name}')
             print(render_status(root, table=built.nodes, ascii_only=args.ascii,
                                 stubs=ros_types))
-        request = termination_requested(root)
         if request is not None:
-            print(f'terminated by {request.node_name}: {request.status.name.lower()} '
+            path = built.nodes.path(request.node) if request.node is not None \
+                else request.node_name
+            print(f'terminated by {path}: {request.status.name.lower()} '
                   f'{request.reason}'.rstrip())
             break
         clock_time[0] += args.period
-    root.stop(py_trees.common.Status.INVALID)
+    runner.stop()
     return EXIT_OK
 
 
@@ -306,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help='set a blackboard value (YAML) before the first tick')
     p.add_argument('--stub', action='append', default=[], metavar='NAME=STATUS[:TICKS]',
                    help='stub result for a ROS leaf type or node name')
-    p.add_argument('--seed', type=int, default=0, help='seed for random nodes')
+    p.add_argument('--seed', type=int,
+                   help='seed for random nodes (default: a fresh one, printed when used)')
     p.add_argument('-q', '--quiet', action='store_true', help='print the last tick only')
     p.add_argument('--ascii', action='store_true', help='ASCII only, no unicode')
     p.set_defaults(func=cmd_tick)

@@ -1,8 +1,11 @@
 """Leaves py_trees lacks: Wait, Log, Terminate (with the termination helpers), Condition.
 
-:class:`Terminate` asks the tree runner to stop the whole tree; the runner reads and clears
-the request with :func:`termination_requested` and :func:`clear_termination`. The conventions
-every behaviour of this package follows are described in :mod:`bt_executive.nodes`.
+:class:`Terminate` asks the tree runner to stop the whole tree: its tick yields
+:data:`TERMINATION_MARK` once the leaf has its status, where the runner stops consuming the
+tick (nothing after the leaf runs in that tick, not even its parent's decision); the
+runner reads and clears the request with :func:`termination_requested` and
+:func:`clear_termination`. The conventions every behaviour of this package follows are
+described in :mod:`bt_executive.nodes`.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterator, Literal, Optional
 
 from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.nodes.common import check_seconds, Clock, format_seconds
@@ -21,6 +24,7 @@ __all__ = [
     'Condition',
     'LOGGER_NAME',
     'Log',
+    'TERMINATION_MARK',
     'Terminate',
     'TerminationRequest',
     'Wait',
@@ -166,24 +170,53 @@ class TerminationRequest:
         status: the final status the tree should report (SUCCESS or FAILURE).
         reason: why, as given to the leaf (may be empty).
         node_name: the name of the leaf that made the request.
+        node: the leaf itself (not compared).
     """
 
     status: Status
     reason: str
     node_name: str
+    node: Optional[Behaviour] = dataclasses.field(default=None, compare=False, repr=False)
+
+
+class _TerminationMark(Behaviour):
+    """The type of :data:`TERMINATION_MARK`: a behaviour that belongs to no tree."""
+
+    def update(self) -> Status:
+        """Return INVALID: the mark is never ticked."""
+        return Status.INVALID
+
+    def __repr__(self) -> str:
+        """Name the mark."""
+        return 'TERMINATION_MARK'
+
+
+TERMINATION_MARK: Behaviour = _TerminationMark('terminate the tree')
+"""Yielded by a :class:`Terminate` leaf's tick once the leaf has its status, before the leaf.
+
+A tree runner that stops consuming the tick generator at the mark runs nothing after the
+leaf in that tick (:class:`~bt_executive.observe.runner.TreeRunner` does). The mark is a
+behaviour (so that code walking yielded behaviours keeps working) that is part of no tree;
+consumers that do not know it ignore it, and then the rest of the tick runs.
+"""
 
 
 class Terminate(Behaviour):
-    """Ask the tree runner to stop the whole tree, and return ``status``.
+    """Stop the whole tree at once with ``status``.
 
     When ticked, the leaf stores a :class:`TerminationRequest` on the root of its tree
-    (attribute ``bt_termination``) unless one is already there (the first request wins), and
-    returns the given status (SUCCESS or FAILURE).
+    (attribute ``bt_termination``) unless one is already there (the first request wins),
+    returns the given status (SUCCESS or FAILURE) with the feedback ``terminating tree:
+    <reason>``; its tick yields :data:`TERMINATION_MARK` before the leaf itself.
 
-    A tree runner calls :func:`termination_requested` on the root after each tick; when it
-    returns a request, the runner stops ticking, calls ``root.stop(Status.INVALID)`` so that
-    running behaviours are cancelled, reports ``request.status`` and ``request.reason`` as
-    the tree's outcome, and calls :func:`clear_termination` before it runs the tree again.
+    The tree runner (:class:`~bt_executive.observe.runner.TreeRunner`) stops consuming the
+    tick at the mark, so nothing after the leaf runs in that tick (no later sibling, no
+    parent's decision). It then halts the tree (``root.stop(Status.INVALID)``: running
+    leaves are cancelled), clears the request, and sets the leaf and every ancestor up to
+    the root to ``request.status``: the tree's status is the leaf's, whatever the parents
+    would have made of it (an ``Inverter`` above it does not invert it), and the failure
+    chain of a FAILURE leads to the leaf. Ancestors get the feedback ``terminated by
+    '<leaf path>': <reason>``.
     """
 
     def __init__(
@@ -216,11 +249,24 @@ class Terminate(Behaviour):
             setattr(
                 root,
                 _TERMINATION_ATTRIBUTE,
-                TerminationRequest(self.final_status, self.reason, self.name),
+                TerminationRequest(self.final_status, self.reason, self.name, self),
             )
         self.feedback_message = (
             f'terminating tree: {self.reason}' if self.reason else 'terminating tree')
         return self.final_status
+
+    def tick(self) -> Iterator[Behaviour]:
+        """Tick as a leaf, yielding :data:`TERMINATION_MARK` just before this behaviour.
+
+        The mark comes first: a parent acts on its child's result when it sees the child
+        itself, and a runner stopping at the mark stops before any parent does.
+
+        Yields:
+            The mark, then this behaviour (with its final status).
+        """
+        for node in super().tick():
+            yield TERMINATION_MARK
+            yield node
 
 
 def termination_requested(root: Behaviour) -> TerminationRequest | None:
