@@ -120,7 +120,9 @@ class TreeRunner:
             try:
                 # consumed in C up to the mark: cheaper than tick_once's loop
                 ticked.extend(iter(tick.__next__, TERMINATION_MARK))
-                tick.close()  # stopped at the mark: the rest of the tick does not run
+                close = getattr(tick, 'close', None)  # a generator (any iterator will do)
+                if close is not None:
+                    close()  # stopped at the mark: the rest of the tick does not run
                 return ticked
             except Exception as error:  # noqa: B902 - contained below or re-raised
                 if not contain_fault(error, self.tree):
