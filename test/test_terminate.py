@@ -17,9 +17,10 @@ from bt_executive.core.loader import Loader
 from bt_executive.core.table import BuiltTree, table_for
 from bt_executive.nodes.catalogue import default_registry
 from bt_executive.nodes.leaves import (
+    STOP_AT_TERMINATE,
     Terminate,
-    TERMINATION_MARK,
     termination_requested,
+    TreeTerminated,
 )
 from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import SnapshotBuilder
@@ -149,7 +150,7 @@ def test_nothing_after_terminate_runs_and_the_tree_takes_its_status(name: str) -
     assert record.root_status is status and runner.root.status is status
     leaf = record.terminated.node
     assert leaf is not None and leaf.status is status
-    assert record.ticked[-1] is leaf and TERMINATION_MARK not in record.ticked
+    assert record.ticked[-1] is leaf
     assert termination_requested(runner.root) is None  # the runner cleared it
     # the leaf and each of its ancestors has the leaf's status; nothing else is left set
     path = []
@@ -221,17 +222,45 @@ def test_the_tree_starts_afresh_on_the_next_tick():
     assert record.terminated is not None and first.updates == 2 and later.updates == 0
 
 
-def test_a_plain_py_trees_tick_ignores_the_mark():
-    """Consumers that do not stop at the mark get the rest of the tick, as before."""
+def test_a_plain_py_trees_tick_records_the_request_and_runs_on():
+    """Only a runner stops the tick; plain py_trees code ticks on, as before."""
     later = Probe('later', S)
-    root = py_trees.composites.Sequence('root', memory=True,
-                                        children=[Terminate('stop'), later])
-    nodes = list(root.tick())
-    assert TERMINATION_MARK in nodes and later.updates == 0  # a Sequence stops on FAILURE
     selector = py_trees.composites.Selector('sel', memory=False,
-                                            children=[Terminate('stop'), Probe('x', S)])
+                                            children=[Terminate('stop'), later])
     selector.tick_once()
-    assert selector.status is S and termination_requested(selector) is not None
+    assert selector.status is S and later.updates == 1
+    assert termination_requested(selector) is not None
+    assert STOP_AT_TERMINATE.get() is False
+
+
+def test_under_a_runner_flag_terminate_raises_through_every_parent():
+    later = Probe('later', S)
+    stop = Terminate('stop', status='success')
+    root = py_trees.composites.Sequence('root', memory=True, children=[
+        py_trees.decorators.Inverter('not', stop), later])
+    token = STOP_AT_TERMINATE.set(True)
+    try:
+        with pytest.raises(TreeTerminated):
+            list(root.tick())
+    finally:
+        STOP_AT_TERMINATE.reset(token)
+    assert stop.status is S and later.updates == 0
+    assert issubclass(TreeTerminated, BaseException)
+    assert not issubclass(TreeTerminated, Exception)  # no `except Exception` takes it
+
+
+def test_a_guarded_plugin_composite_does_not_swallow_the_termination():
+    from bt_executive.core.faults import FaultGuard
+
+    later = Probe('later', S)
+    inner = py_trees.composites.Selector('inner', memory=False,
+                                         children=[Terminate('stop'), Probe('x', S)])
+    FaultGuard(inner, 'Main/root/inner', lambda text: None)
+    root = py_trees.composites.Sequence('root', memory=True, children=[inner, later])
+    runner = bare_runner(root)
+    record = runner.tick_once()
+    assert record.terminated is not None and record.root_status is F
+    assert later.updates == 0 and inner.status is F
 
 
 def test_the_snapshot_shows_the_terminate_status_and_why():
@@ -279,3 +308,29 @@ def test_cli_tick_prints_the_terminate_status_and_stops(tmp_path):
     assert '\u00b7 Publish "after" (stub)' in out
     assert out.rstrip().endswith(
         'terminated by Main/root/Inverter/stop: failure estop held')
+
+
+@pytest.mark.parametrize('executive, shown', [
+    ({'running': True, 'paused': False, 'terminated': None}, None),
+    ({'running': False, 'paused': True, 'terminated': None}, '[paused]'),
+    ({'running': False, 'paused': False, 'terminated': 'Main/root/stop: failure enough'},
+     '[terminated: Main/root/stop: failure enough]'),
+    ({'running': False, 'paused': False, 'terminated': None}, '[stopped]'),
+    ({'running': False, 'terminated': None}, '[paused]'),  # an executive without `paused`
+])
+def test_watch_says_paused_terminated_or_stopped(executive, shown):
+    from bt_executive.viewers.watch import render_frame
+
+    runner = runner_for('trees:\n  Main:\n    Running hold\n')
+    snapshots = SnapshotBuilder(runner.tracker, tree_name='Main', source_file='t.yaml',
+                                revision=1)
+    runner.add_observer(snapshots)
+    runner.tick_once()
+    snapshots.set_executive({'node': '/bt_executive', 'last_failure': '', 'heartbeat': 1.0,
+                             **executive})
+    top = render_frame(snapshots.full(), color=False, width=200, height=None).splitlines()[0]
+    states = ('[paused]', '[stopped]', '[terminated')
+    if shown is None:
+        assert not any(state in top for state in states), top
+    else:
+        assert shown in top, top

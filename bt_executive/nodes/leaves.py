@@ -1,15 +1,16 @@
 """Leaves py_trees lacks: Wait, Log, Terminate (with the termination helpers), Condition.
 
-:class:`Terminate` asks the tree runner to stop the whole tree: its tick yields
-:data:`TERMINATION_MARK` once the leaf has its status, where the runner stops consuming the
-tick (nothing after the leaf runs in that tick, not even its parent's decision); the
-runner reads and clears the request with :func:`termination_requested` and
-:func:`clear_termination`. The conventions every behaviour of this package follows are
-described in :mod:`bt_executive.nodes`.
+:class:`Terminate` asks the tree runner to stop the whole tree: while a runner ticks with
+:data:`STOP_AT_TERMINATE` set, the leaf raises :class:`TreeTerminated` through the tick as
+soon as it has its status, so nothing after it runs in that tick (not even its parent's
+decision); the runner reads and clears the request with :func:`termination_requested`
+and :func:`clear_termination`. The conventions every behaviour of this package follows
+are described in :mod:`bt_executive.nodes`.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import logging
 import time
@@ -24,9 +25,10 @@ __all__ = [
     'Condition',
     'LOGGER_NAME',
     'Log',
-    'TERMINATION_MARK',
+    'STOP_AT_TERMINATE',
     'Terminate',
     'TerminationRequest',
+    'TreeTerminated',
     'Wait',
     'WaitUntil',
     'clear_termination',
@@ -179,25 +181,21 @@ class TerminationRequest:
     node: Optional[Behaviour] = dataclasses.field(default=None, compare=False, repr=False)
 
 
-class _TerminationMark(Behaviour):
-    """The type of :data:`TERMINATION_MARK`: a behaviour that belongs to no tree."""
+class TreeTerminated(BaseException):
+    """Raised through the tick by a :class:`Terminate` leaf when a runner asked for it.
 
-    def update(self) -> Status:
-        """Return INVALID: the mark is never ticked."""
-        return Status.INVALID
-
-    def __repr__(self) -> str:
-        """Name the mark."""
-        return 'TERMINATION_MARK'
+    A ``BaseException`` (like ``GeneratorExit``): it ends every tick generator on its way
+    up without being taken for a node's error (``except Exception``, the fault guard).
+    Only a runner that set :data:`STOP_AT_TERMINATE` gets it, and catches it.
+    """
 
 
-TERMINATION_MARK: Behaviour = _TerminationMark('terminate the tree')
-"""Yielded by a :class:`Terminate` leaf's tick once the leaf has its status, before the leaf.
+STOP_AT_TERMINATE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    'bt_stop_at_terminate', default=False)
+"""Set by a tree runner around its tick: a :class:`Terminate` leaf then stops the tick.
 
-A tree runner that stops consuming the tick generator at the mark runs nothing after the
-leaf in that tick (:class:`~bt_executive.observe.runner.TreeRunner` does). The mark is a
-behaviour (so that code walking yielded behaviours keeps working) that is part of no tree;
-consumers that do not know it ignore it, and then the rest of the tick runs.
+Without it (``root.tick_once()`` as plain py_trees code runs it), the leaf only records
+its request and the rest of the tick runs.
 """
 
 
@@ -205,18 +203,18 @@ class Terminate(Behaviour):
     """Stop the whole tree at once with ``status``.
 
     When ticked, the leaf stores a :class:`TerminationRequest` on the root of its tree
-    (attribute ``bt_termination``) unless one is already there (the first request wins),
-    returns the given status (SUCCESS or FAILURE) with the feedback ``terminating tree:
-    <reason>``; its tick yields :data:`TERMINATION_MARK` before the leaf itself.
+    (attribute ``bt_termination``) unless one is already there (the first request wins)
+    and takes the given status (SUCCESS or FAILURE) with the feedback ``terminating tree:
+    <reason>``. When a runner ticks (:data:`STOP_AT_TERMINATE`), the leaf then raises
+    :class:`TreeTerminated` instead of handing itself back to its parent, so nothing after
+    it runs in that tick (no later sibling, no parent's decision).
 
-    The tree runner (:class:`~bt_executive.observe.runner.TreeRunner`) stops consuming the
-    tick at the mark, so nothing after the leaf runs in that tick (no later sibling, no
-    parent's decision). It then halts the tree (``root.stop(Status.INVALID)``: running
-    leaves are cancelled), clears the request, and sets the leaf and every ancestor up to
-    the root to ``request.status``: the tree's status is the leaf's, whatever the parents
-    would have made of it (an ``Inverter`` above it does not invert it), and the failure
-    chain of a FAILURE leads to the leaf. Ancestors get the feedback ``terminated by
-    '<leaf path>': <reason>``.
+    The tree runner (:class:`~bt_executive.observe.runner.TreeRunner`) catches it, halts
+    the tree (running leaves are cancelled), clears the request, and sets the leaf and
+    every ancestor up to the root to ``request.status``: the tree's status is the leaf's,
+    whatever the parents would have made of it (an ``Inverter`` above it does not invert
+    it), and the failure chain of a FAILURE leads to the leaf. Ancestors get the feedback
+    ``terminated by '<leaf path>': <reason>``.
     """
 
     def __init__(
@@ -256,16 +254,17 @@ class Terminate(Behaviour):
         return self.final_status
 
     def tick(self) -> Iterator[Behaviour]:
-        """Tick as a leaf, yielding :data:`TERMINATION_MARK` just before this behaviour.
-
-        The mark comes first: a parent acts on its child's result when it sees the child
-        itself, and a runner stopping at the mark stops before any parent does.
+        """Tick as a leaf; under a runner, raise :class:`TreeTerminated` once it has its status.
 
         Yields:
-            The mark, then this behaviour (with its final status).
+            This behaviour (only when no runner stops the tick).
+
+        Raises:
+            TreeTerminated: when :data:`STOP_AT_TERMINATE` is set.
         """
         for node in super().tick():
-            yield TERMINATION_MARK
+            if STOP_AT_TERMINATE.get():
+                raise TreeTerminated(self.name)
             yield node
 
 

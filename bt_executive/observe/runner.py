@@ -18,9 +18,10 @@ from bt_executive.core.faults import contain_fault
 from bt_executive.core.table import BuiltTree, log_to_stderr
 from bt_executive.nodes.leaves import (
     clear_termination,
-    TERMINATION_MARK,
+    STOP_AT_TERMINATE,
     termination_requested,
     TerminationRequest,
+    TreeTerminated,
 )
 from bt_executive.observe.record import Observer, StatusTracker, TickRecord
 import py_trees
@@ -93,7 +94,7 @@ class TreeRunner:
         request = termination_requested(self.root)
         if request is not None:
             if request.node is not None:
-                ticked.append(request.node)  # it ran: the mark came just before it
+                ticked.append(request.node)  # it ran, but raised instead of being yielded
             self._terminate(request)
         duration = time.perf_counter() - start
         self.tick_count += 1
@@ -111,22 +112,23 @@ class TreeRunner:
     def _contained_tick(self) -> list[py_trees.behaviour.Behaviour]:
         """Tick once; a node raising for the first time is guarded and the tick run again.
 
-        The tick generator is consumed up to :data:`~bt_executive.nodes.leaves.
-        TERMINATION_MARK` (a ``Terminate`` leaf yields it after itself) and closed there.
+        With :data:`~bt_executive.nodes.leaves.STOP_AT_TERMINATE` set, a ``Terminate``
+        leaf ends the tick where it stands (it raises ``TreeTerminated``).
         """
         ticked: list[py_trees.behaviour.Behaviour] = []
-        for _ in range(MAX_CONTAINED_PER_TICK):
-            tick = self.root.tick()
-            try:
-                # consumed in C up to the mark: cheaper than tick_once's loop
-                ticked.extend(iter(tick.__next__, TERMINATION_MARK))
-                close = getattr(tick, 'close', None)  # a generator (any iterator will do)
-                if close is not None:
-                    close()  # stopped at the mark: the rest of the tick does not run
-                return ticked
-            except Exception as error:  # noqa: B902 - contained below or re-raised
-                if not contain_fault(error, self.tree):
-                    raise
+        token = STOP_AT_TERMINATE.set(True)
+        try:
+            for _ in range(MAX_CONTAINED_PER_TICK):
+                try:
+                    ticked.extend(self.root.tick())  # consumed in C: cheaper than a loop
+                    return ticked
+                except TreeTerminated:  # the rest of the tick does not run
+                    return ticked
+                except Exception as error:  # noqa: B902 - contained below or re-raised
+                    if not contain_fault(error, self.tree):
+                        raise
+        finally:
+            STOP_AT_TERMINATE.reset(token)
         self.log_error(f'{MAX_CONTAINED_PER_TICK} nodes raised in one tick; the tick was '
                        'abandoned')
         return ticked
