@@ -245,3 +245,17 @@ def test_reasons_reach_the_status_summary_through_composites():
         "'low' failed: x > 5 is false"
     assert failure_reason(runner.root, ident=runner.tree.nodes.path) == \
         'Main/top/b/nope: failure'
+
+
+@pytest.mark.parametrize('body, reason', [
+    ('Inverter it: {Success ok: }', "'ok' succeeded: success (inverted to FAILURE)"),
+    ('ForceFailure it: {Success ok: }', "'ok' succeeded: success (forced to FAILURE)"),
+    ('RunningIsFailure it: {Running busy: }',
+     "'busy' is still running: running (RUNNING is FAILURE)"),
+    ('RunningIsFailure it: {Failure bad: }', "'bad' failed: failure"),
+])
+def test_decorators_that_make_a_failure_name_the_child(body, reason):
+    runner = _runner(DOCUMENT.format(body=body), default_registry())
+    runner.tick_once()
+    assert runner.root.status is Status.FAILURE
+    assert runner.root.feedback_message == reason

@@ -19,12 +19,15 @@ from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 
 __all__ = [
+    'ForceFailure',
+    'Inverter',
     'OneShot',
     'Parallel',
     'PassThrough',
     'Periodic',
     'Repeat',
     'Retry',
+    'RunningIsFailure',
     'RunningIsSuccess',
     'Selector',
     'Sequence',
@@ -120,6 +123,46 @@ class RunningIsSuccess(_PassesReasons, py_trees.decorators.RunningIsSuccess):
 
 class SuccessIsRunning(_PassesReasons, py_trees.decorators.SuccessIsRunning):
     """``py_trees.decorators.SuccessIsRunning``; a FAILURE names the child."""
+
+
+class _NamesTheChild:
+    """Mixin for decorators that turn a child's result into FAILURE: name the child."""
+
+    decorated: Behaviour
+    feedback_message: str
+    #: the feedback when this decorator fails: formatted with ``child`` and ``reason``
+    failure_text: str
+
+    def update(self) -> Status:
+        """Map the child's status as py_trees does; say what the child did on FAILURE."""
+        status: Status = super().update()  # type: ignore[misc]
+        if status is Status.FAILURE:
+            child = self.decorated
+            if child.status is Status.FAILURE:
+                self.feedback_message = failure_reason(child)
+            else:
+                detail = f': {child.feedback_message}' if child.feedback_message else ''
+                self.feedback_message = self.failure_text.format(child=child.name,
+                                                                 detail=detail)
+        return status
+
+
+class Inverter(_NamesTheChild, py_trees.decorators.Inverter):
+    """``py_trees.decorators.Inverter``; FAILURE says that the child succeeded."""
+
+    failure_text = "'{child}' succeeded{detail} (inverted to FAILURE)"
+
+
+class ForceFailure(_NamesTheChild, py_trees.decorators.SuccessIsFailure):
+    """``py_trees.decorators.SuccessIsFailure``; FAILURE says what the child did."""
+
+    failure_text = "'{child}' succeeded{detail} (forced to FAILURE)"
+
+
+class RunningIsFailure(_NamesTheChild, py_trees.decorators.RunningIsFailure):
+    """``py_trees.decorators.RunningIsFailure``; FAILURE says that the child still ran."""
+
+    failure_text = "'{child}' is still running{detail} (RUNNING is FAILURE)"
 
 
 class Repeat(py_trees.decorators.Repeat):

@@ -15,10 +15,13 @@ from bt_executive.nodes.decorators import (
     UntilSuccess,
 )
 from bt_executive.nodes.reused import (
+    ForceFailure,
+    Inverter,
     OneShot,
     PassThrough,
     Repeat,
     Retry,
+    RunningIsFailure,
     RunningIsSuccess,
     SuccessIsRunning,
 )
@@ -89,9 +92,9 @@ def decorator_types() -> list[NodeType]:
     return [
         _status_decorator(
             name='Inverter',
-            cls=py_trees.decorators.Inverter,
-            doc=("SUCCESS becomes FAILURE ('success -> failure') and FAILURE becomes SUCCESS; "
-                 'RUNNING passes through.'),
+            cls=Inverter,
+            doc=("SUCCESS becomes FAILURE (\"'<child>' succeeded (inverted to FAILURE)\") and "
+                 'FAILURE becomes SUCCESS; RUNNING passes through.'),
             aliases=('Not',),
             btcpp='Inverter',
         ),
@@ -104,17 +107,17 @@ def decorator_types() -> list[NodeType]:
         ),
         _status_decorator(
             name='ForceFailure',
-            cls=py_trees.decorators.SuccessIsFailure,
-            doc=("SUCCESS becomes FAILURE ('success is failure'); FAILURE and RUNNING pass "
-                 'through. Never SUCCESS.'),
+            cls=ForceFailure,
+            doc=("SUCCESS becomes FAILURE (\"'<child>' succeeded (forced to FAILURE)\"); FAILURE "
+                 'and RUNNING pass through. Never SUCCESS.'),
             aliases=('ReturnFailure', 'SuccessIsFailure'),
             btcpp='ForceFailure',
         ),
         _status_decorator(
             name='RunningIsFailure',
-            cls=py_trees.decorators.RunningIsFailure,
-            doc=("RUNNING becomes FAILURE ('running is failure') and the child is halted; "
-                 'SUCCESS and FAILURE pass through. Never RUNNING.'),
+            cls=RunningIsFailure,
+            doc=("RUNNING becomes FAILURE (\"'<child>' is still running (RUNNING is FAILURE)\") "
+                 'and the child is halted; SUCCESS and FAILURE pass through. Never RUNNING.'),
         ),
         _status_decorator(
             name='RunningIsSuccess',
