@@ -745,8 +745,12 @@ def test_while_body_failure_fails() -> None:
     assert node.feedback_message == "body 'body' failed"
 
 
-@pytest.mark.parametrize('first_body, expected', [(S, S), (R, F)])
-def test_while_condition_false_aborts_running_body(first_body: Status, expected: Status) -> None:
+@pytest.mark.parametrize('first_body, expected, feedback', [
+    (S, S, "'more' is false after 1 iteration (iteration 2 aborted)"),
+    (R, F, "'more' turned false before the first iteration finished (iteration 1 aborted)"),
+])
+def test_while_condition_false_aborts_running_body(first_body: Status, expected: Status,
+                                                   feedback: str) -> None:
     condition = Probe('more', S)
     body = Probe('body', first_body)
     node = While('w', children=[condition, body])
@@ -755,6 +759,7 @@ def test_while_condition_false_aborts_running_body(first_body: Status, expected:
     tick(node)
     condition.result = F
     assert tick(node) == expected
+    assert node.feedback_message == feedback
     assert_aborted(body)
 
 

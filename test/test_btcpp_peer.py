@@ -296,7 +296,7 @@ def _leaf():
 def _tree(children):
     composites = st.sampled_from(['Sequence', 'Sequence {memory: false}', 'ReactiveSequence',
                                   'Selector', 'Selector {memory: true}', 'ActiveSelector',
-                                  'Parallel'])
+                                  'Parallel', 'Parallel {success: one, failure: all}'])
     decorators = st.sampled_from(['Inverter', 'ForceSuccess', 'ForceFailure', 'OneShot',
                                   'Retry 1', 'Retry 2', 'Retry 3', 'Repeat 1', 'Repeat 2',
                                   'Repeat 3'])
@@ -316,7 +316,8 @@ def to_yaml(node, indent=0):
     kind, children = node
     head, _, extra = kind.partition(' ')
     if extra.startswith('{'):
-        text = f'{pad}- {head}:\n{pad}    {extra[1:-1]}\n{pad}    children:\n'
+        params = ''.join(f'{pad}    {item}\n' for item in extra[1:-1].split(', '))
+        text = f'{pad}- {head}:\n{params}{pad}    children:\n'
     elif extra:
         param = 'attempts' if head == 'Retry' else 'times'
         text = f'{pad}- {head}:\n{pad}    {param}: {extra}\n{pad}    children:\n'

@@ -99,4 +99,27 @@ def test_tick_terminate_stops_early(tmp_path):
     result = run('tick', str(tree), '--ticks', '10', '--period', '0.1')
     assert result.returncode == 0, result.stderr
     assert result.stdout.count('--- tick') == 4
-    assert 'terminated by Terminate: success all done' in result.stdout
+    assert '--- tick 4  t=0.30s  root: SUCCESS' in result.stdout
+    assert 'terminated by Main/Sequence/Terminate: success all done' in result.stdout
+
+
+def test_tick_seeds_random_nodes_afresh_unless_told_and_says_how_to_repeat(tmp_path):
+    tree = tmp_path / 'r.yaml'
+    tree.write_text('trees:\n  Main:\n    RandomSelector order:\n' + ''.join(
+        f'      - Success s{index}\n' for index in range(6)))
+    first, second = (run('tick', str(tree), '--ticks', '1') for _ in range(2))
+    seeds = []
+    for result in (first, second):
+        assert result.returncode == 0, result.stderr
+        header = result.stdout.splitlines()[0]
+        assert header.startswith('random nodes seeded with ') and \
+            header.endswith(')'), header
+        seeds.append(int(header.split()[4]))
+    assert seeds[0] != seeds[1]  # a fresh seed each run (equal: 1 in 2**31)
+    again = run('tick', str(tree), '--ticks', '1', '--seed', str(seeds[0]))
+    assert again.returncode == 0, again.stderr
+    assert 'seeded' not in again.stdout
+    assert again.stdout == first.stdout.split('\n', 1)[1]  # the same winner, repeated
+    plain = tmp_path / 'p.yaml'
+    plain.write_text('trees:\n  Main:\n    Success\n')
+    assert 'seeded' not in run('tick', str(plain), '--ticks', '1').stdout

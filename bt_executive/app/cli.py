@@ -229,13 +229,14 @@ def cmd_tick(args: argparse.Namespace) -> int:
     Tick ``n`` (from 1) runs at exactly ``(n - 1) * period`` seconds: the times are
     computed from the tick number, never summed, so no rounding builds up.
     """
+    import random
+
     import py_trees
 
     from bt_executive.core import yaml_source
     from bt_executive.core.builder import apply_blackboard_defaults
     from bt_executive.core.key_check import check_reads
     from bt_executive.formats.text import render_blackboard, render_status, TICKED_MARK
-    from bt_executive.nodes.leaves import termination_requested
     from bt_executive.nodes.plugins import stub_defaults
     from bt_executive.observe.runner import TreeRunner
 
@@ -257,6 +258,7 @@ def cmd_tick(args: argparse.Namespace) -> int:
             _print_errors(error, f'--set {key}')
             return EXIT_USAGE
     now = [0.0]
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 31)
     try:
         registry, document = _load(args.file)
         name = document.tree(args.tree, choose=CHOOSE_TREE).name
@@ -265,12 +267,14 @@ def cmd_tick(args: argparse.Namespace) -> int:
         for key, value in values.items():
             py_trees.blackboard.Blackboard.set('/' + key, value)
         built, context = _build(registry, document, name, clock=lambda: now[0],
-                                seed=args.seed, stubs=stubs, log_error=_log_fault)
+                                seed=seed, stubs=stubs, log_error=_log_fault)
         root = built.root
         built.setup(args.file)
     except TreeError as error:
         _print_errors(error, args.file)
         return EXIT_INVALID
+    if args.seed is None and context.seed != seed:  # random nodes drew their seeds
+        print(f'random nodes seeded with {seed} (repeat this run with --seed {seed})')
     also_set = {key.split('.')[0] for key in values}
     for warning in check_reads(document, registry, also_set=also_set):
         print(str(warning), file=sys.stderr)
@@ -291,20 +295,23 @@ def cmd_tick(args: argparse.Namespace) -> int:
     for tick in range(1, args.ticks + 1):
         now[0] = float((tick - 1) * args.period)
         record = runner.tick_once(now=now[0])
-        if not args.quiet or tick == args.ticks:
-            print(f'--- tick {tick}  t={now[0]:.{decimals}f}s  root: {root.status.name}')
+        request = record.terminated
+        if not args.quiet or tick == args.ticks or request is not None:
+            print(f'--- tick {tick}  t={now[0]:.{decimals}f}s  '
+                  f'root: {record.root_status.name}')
             print(render_status(root, table=built.nodes, ascii_only=args.ascii,
                                 stubs=ros_types,
                                 ticked={behaviour.id for behaviour in record.ticked}))
             if args.blackboard:
                 print(render_blackboard(py_trees.blackboard.Blackboard.storage,
                                         written=record.writes))
-        request = termination_requested(root)
         if request is not None:
-            print(f'terminated by {request.node_name}: {request.status.name.lower()} '
+            path = built.nodes.path(request.node) if request.node is not None \
+                else request.node_name
+            print(f'terminated by {path}: {request.status.name.lower()} '
                   f'{request.reason}'.rstrip())
             break
-    runner.stop(py_trees.common.Status.INVALID)
+    runner.stop()
     return EXIT_OK
 
 
@@ -429,7 +436,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help='set a blackboard value (YAML) before the first tick')
     p.add_argument('--stub', action='append', default=[], metavar='NAME=STATUS[:TICKS]',
                    help='stub result for a ROS leaf type or node name')
-    p.add_argument('--seed', type=int, default=0, help='seed for random nodes')
+    p.add_argument('--seed', type=int,
+                   help='seed for random nodes (default: a fresh one, printed when used)')
     p.add_argument('--blackboard', action='store_true',
                    help='print the blackboard after each printed tick')
     p.add_argument('-q', '--quiet', action='store_true', help='print the last tick only')

@@ -19,6 +19,9 @@ import py_trees
 #: Distinct errors of one behaviour whose traceback is logged; later ones are only counted.
 MAX_LOGGED_FAULTS = 5
 
+#: The reason a guarded node's FAILURE gets when the node set no feedback message.
+NO_REASON = 'failed without giving a reason (its feedback message is empty)'
+
 
 class FaultGuard:
     """Contain the exceptions of one behaviour: that behaviour fails, the tree goes on.
@@ -32,7 +35,9 @@ class FaultGuard:
     are halted (INVALID: their goals are cancelled), it is stopped with FAILURE and its
     feedback message says which method raised what. An exception in ``terminate()`` is
     reported and the stop completes. Each distinct error (type and message) of a behaviour
-    is logged with its traceback once, at most :data:`MAX_LOGGED_FAULTS` of them.
+    is logged with its traceback once, at most :data:`MAX_LOGGED_FAULTS` of them. A
+    FAILURE without a feedback message gets one (:data:`NO_REASON`) before its parent
+    sees it: every FAILURE carries a reason, also a plugin's.
 
     Args:
         behaviour: the behaviour to guard
@@ -62,8 +67,13 @@ class FaultGuard:
             (_, reason), self.pending = self.pending, None
             yield from self._fail(reason)
             return
+        behaviour = self.behaviour
         try:
-            yield from self._tick()
+            for node in self._tick():
+                if node is behaviour and not behaviour.feedback_message \
+                        and behaviour.status is py_trees.common.Status.FAILURE:
+                    behaviour.feedback_message = NO_REASON
+                yield node
         except Exception as error:  # noqa: B902 - whatever a node raises, it fails alone
             yield from self._fail(self.report(error))
 
@@ -164,4 +174,4 @@ def _raised_in(error: BaseException, behaviour: py_trees.behaviour.Behaviour) ->
 _LIFECYCLE = frozenset({'initialise', 'update', 'terminate'})
 
 
-__all__ = ['FaultGuard', 'MAX_LOGGED_FAULTS', 'contain_fault']
+__all__ = ['FaultGuard', 'MAX_LOGGED_FAULTS', 'NO_REASON', 'contain_fault']

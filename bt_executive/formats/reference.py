@@ -25,6 +25,11 @@ def _default(param: Param) -> str:
     return f'default: {value!r}' if isinstance(value, str) else f'default: {value}'
 
 
+def _cell(text: str) -> str:
+    """Escape a markdown table cell: a ``|`` would end the cell (also inside backticks)."""
+    return text.replace('|', '\\|')
+
+
 def _sorted_types(registry: Registry) -> list[NodeType]:
     order = list(Category)
     return sorted(registry.types(), key=lambda t: (t.ros, order.index(t.category)))
@@ -91,7 +96,7 @@ def catalogue_markdown(registry: Registry) -> str:
                 star = '\\*' if param.name == node_type.primary else ''
                 runtime = ' (runtime)' if param.dynamic else ''
                 default = _default(param).replace('default: ', '')
-                out.append(f'| `{param.name}`{star} | {param.describe_type()}{runtime} | '
-                           f'{default} | {param.doc} |')
+                out.append(f'| `{param.name}`{star} | {_cell(param.describe_type())}{runtime} | '
+                           f'{_cell(default)} | {_cell(param.doc)} |')
             out.append('')
     return '\n'.join(out)

@@ -1,4 +1,4 @@
-"""Composites py_trees lacks: Race, Marathon, ActiveSelector, RandomSelector, RandomSequence.
+"""Composites py_trees lacks: Race, Marathon, ParallelFailureOnAll, ActiveSelector, random ones.
 
 :class:`BaseComposite` holds the plumbing these composites share with those of
 :mod:`bt_executive.nodes.conditionals`; the conventions every behaviour of this package
@@ -20,6 +20,7 @@ __all__ = [
     'ActiveSelector',
     'BaseComposite',
     'Marathon',
+    'ParallelFailureOnAll',
     'Race',
     'RandomSelector',
     'RandomSequence',
@@ -297,6 +298,86 @@ class Marathon(BaseComposite):
                 Status.SUCCESS,
                 f'all {plural(total, "child")} finished ({self._failures} failed)',
             )
+        yield self
+
+
+class ParallelFailureOnAll(BaseComposite):
+    """A parallel that fails only when every child failed (failure policy ``all``).
+
+    Every tick, the children are ticked in order, except those that already finished in
+    this run: a child that failed is out of the run, and with ``success='all'`` and
+    ``synchronise`` a child that succeeded is not ticked again (without ``synchronise`` it
+    is, and its new status counts). The result:
+
+    * ``success='one'``: SUCCESS as soon as a child succeeds (the children after it are
+      not ticked in that tick; running ones are halted); FAILURE when every child failed;
+      RUNNING otherwise. (This is :class:`Race`.)
+    * ``success='all'``: SUCCESS when every child has succeeded; FAILURE when no child is
+      running any more and at least one failed (every child failed, or the others
+      finished: success is out of reach and nothing is left to wait for); RUNNING
+      otherwise. Unlike the default failure policy, a failure does not halt the others.
+
+    A new run (the first tick after the parallel finished or was stopped) resets every
+    child. With no children it succeeds at once.
+    """
+
+    def __init__(self, name: str, *, children: Sequence[Behaviour] | None = None,
+                 success: str = 'all', synchronise: bool = True):
+        """Create the parallel.
+
+        Args:
+            name: the behaviour name.
+            children: the children, ticked in this order.
+            success: 'all' or 'one': how many children must succeed.
+            synchronise: with success 'all', do not tick a child that succeeded again.
+
+        Raises:
+            ValueError: if ``success`` is neither 'all' nor 'one'.
+        """
+        if success not in ('all', 'one'):
+            raise ValueError(f"success must be 'all' or 'one', got {success!r}")
+        super().__init__(name, children)
+        self.success = success
+        self.synchronise = synchronise
+        self._failed: set[object] = set()
+
+    def _begin_run(self) -> None:
+        """Forget the children that failed in the previous run."""
+        self._failed = set()
+
+    def tick(self) -> Iterator[Behaviour]:
+        """Tick the children still in the run and decide.
+
+        Yields:
+            This behaviour or one of its descendants.
+        """
+        self.logger.debug(f'{self.__class__.__name__}.tick()')
+        self._start_if_new_run()
+        skip_succeeded = self.success == 'all' and self.synchronise
+        for child in self.children:
+            if child.id in self._failed or (skip_succeeded and child.status == Status.SUCCESS):
+                continue
+            self.current_child = child
+            yield from child.tick()
+            if child.status == Status.FAILURE:
+                self._failed.add(child.id)
+            elif child.status == Status.SUCCESS and self.success == 'one':
+                self._finish(Status.SUCCESS, f"'{child.name}' succeeded")
+                yield self
+                return
+        total = len(self.children)
+        failed = [child for child in self.children if child.id in self._failed]
+        running = sum(1 for child in self.children if child.status == Status.RUNNING)
+        if total and len(failed) == total:
+            self._finish(Status.FAILURE, f'all {plural(total, "child")} failed')
+        elif self.success == 'all' and len(failed) + running == 0:
+            self._finish(Status.SUCCESS, f'all {plural(total, "child")} succeeded')
+        elif self.success == 'all' and failed and not running:
+            self._finish(Status.FAILURE, f'{len(failed)} of {plural(total, "child")} '
+                                         f'failed; {failure_reason(failed[0])}')
+        else:
+            self.status = Status.RUNNING
+            self.feedback_message = f'{running} of {total} running, {len(failed)} failed'
         yield self
 
 

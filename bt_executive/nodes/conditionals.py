@@ -225,12 +225,14 @@ class While(BaseComposite):
     """Loop a body while a condition holds.
 
     Children: ``condition`` and ``body``. Every tick the condition is ticked first; SUCCESS or
-    RUNNING means it holds. If it does not hold, a RUNNING body is stopped with INVALID and the
-    loop ends: SUCCESS if the body completed (succeeded) at least once in this run, FAILURE if
-    it never did (the loop did not do its job). While the condition holds, the body is ticked:
-    SUCCESS completes an iteration and the loop stays RUNNING (the body restarts on the next
-    tick, so there is at most one iteration per tick), RUNNING keeps the loop RUNNING, and
-    FAILURE ends the loop with FAILURE.
+    RUNNING means it holds. If it does not hold (FAILURE), a RUNNING body is stopped with
+    INVALID (that iteration is aborted and does not count) and the loop ends: SUCCESS if at
+    least one iteration finished (the body succeeded) in this run, FAILURE if none did, also
+    when one was running and got aborted (the loop did not do its job once). While the
+    condition holds, the body is ticked: SUCCESS finishes an iteration and the loop stays
+    RUNNING (the body restarts on the next tick, so there is at most one iteration per tick),
+    RUNNING keeps the loop RUNNING, and FAILURE ends the loop with FAILURE. Iterations are
+    counted per run; a new run starts at 0.
     """
 
     def __init__(self, name: str, *, children: Sequence[Behaviour] | None = None):
@@ -270,10 +272,16 @@ class While(BaseComposite):
         self.current_child = condition
         yield from condition.tick()
         if condition.status not in (Status.SUCCESS, Status.RUNNING):
+            aborted = (f' (iteration {self.iterations + 1} aborted)'
+                       if body.status == Status.RUNNING else '')
             if self.iterations:
                 self._finish(
-                    Status.SUCCESS,
-                    f"'{condition.name}' is false after {plural(self.iterations, 'iteration')}")
+                    Status.SUCCESS, f"'{condition.name}' is false after "
+                                    f"{plural(self.iterations, 'iteration')}{aborted}")
+            elif aborted:
+                self._finish(
+                    Status.FAILURE, f"'{condition.name}' turned false before the first "
+                                    f'iteration finished{aborted}')
             else:
                 self._finish(
                     Status.FAILURE, f"'{condition.name}' is false before the first iteration")

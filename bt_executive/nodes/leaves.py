@@ -1,16 +1,20 @@
 """Leaves py_trees lacks: Wait, Log, Terminate (with the termination helpers), Condition.
 
-:class:`Terminate` asks the tree runner to stop the whole tree; the runner reads and clears
-the request with :func:`termination_requested` and :func:`clear_termination`. The conventions
-every behaviour of this package follows are described in :mod:`bt_executive.nodes`.
+:class:`Terminate` asks the tree runner to stop the whole tree: while a runner ticks with
+:data:`STOP_AT_TERMINATE` set, the leaf raises :class:`TreeTerminated` through the tick as
+soon as it has its status, so nothing after it runs in that tick (not even its parent's
+decision); the runner reads and clears the request with :func:`termination_requested`
+and :func:`clear_termination`. The conventions every behaviour of this package follows
+are described in :mod:`bt_executive.nodes`.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import logging
 import time
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterator, Literal, Optional
 
 from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.nodes.common import check_seconds, Clock, format_seconds, time_left
@@ -21,8 +25,10 @@ __all__ = [
     'Condition',
     'LOGGER_NAME',
     'Log',
+    'STOP_AT_TERMINATE',
     'Terminate',
     'TerminationRequest',
+    'TreeTerminated',
     'Wait',
     'WaitUntil',
     'clear_termination',
@@ -166,24 +172,49 @@ class TerminationRequest:
         status: the final status the tree should report (SUCCESS or FAILURE).
         reason: why, as given to the leaf (may be empty).
         node_name: the name of the leaf that made the request.
+        node: the leaf itself (not compared).
     """
 
     status: Status
     reason: str
     node_name: str
+    node: Optional[Behaviour] = dataclasses.field(default=None, compare=False, repr=False)
+
+
+class TreeTerminated(BaseException):
+    """Raised through the tick by a :class:`Terminate` leaf when a runner asked for it.
+
+    A ``BaseException`` (like ``GeneratorExit``): it ends every tick generator on its way
+    up without being taken for a node's error (``except Exception``, the fault guard).
+    Only a runner that set :data:`STOP_AT_TERMINATE` gets it, and catches it.
+    """
+
+
+STOP_AT_TERMINATE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    'bt_stop_at_terminate', default=False)
+"""Set by a tree runner around its tick: a :class:`Terminate` leaf then stops the tick.
+
+Without it (``root.tick_once()`` as plain py_trees code runs it), the leaf only records
+its request and the rest of the tick runs.
+"""
 
 
 class Terminate(Behaviour):
-    """Ask the tree runner to stop the whole tree, and return ``status``.
+    """Stop the whole tree at once with ``status``.
 
     When ticked, the leaf stores a :class:`TerminationRequest` on the root of its tree
-    (attribute ``bt_termination``) unless one is already there (the first request wins), and
-    returns the given status (SUCCESS or FAILURE).
+    (attribute ``bt_termination``) unless one is already there (the first request wins)
+    and takes the given status (SUCCESS or FAILURE) with the feedback ``terminating tree:
+    <reason>``. When a runner ticks (:data:`STOP_AT_TERMINATE`), the leaf then raises
+    :class:`TreeTerminated` instead of handing itself back to its parent, so nothing after
+    it runs in that tick (no later sibling, no parent's decision).
 
-    A tree runner calls :func:`termination_requested` on the root after each tick; when it
-    returns a request, the runner stops ticking, calls ``root.stop(Status.INVALID)`` so that
-    running behaviours are cancelled, reports ``request.status`` and ``request.reason`` as
-    the tree's outcome, and calls :func:`clear_termination` before it runs the tree again.
+    The tree runner (:class:`~bt_executive.observe.runner.TreeRunner`) catches it, halts
+    the tree (running leaves are cancelled), clears the request, and sets the leaf and
+    every ancestor up to the root to ``request.status``: the tree's status is the leaf's,
+    whatever the parents would have made of it (an ``Inverter`` above it does not invert
+    it), and the failure chain of a FAILURE leads to the leaf. Ancestors get the feedback
+    ``terminated by '<leaf path>': <reason>``.
     """
 
     def __init__(
@@ -216,11 +247,25 @@ class Terminate(Behaviour):
             setattr(
                 root,
                 _TERMINATION_ATTRIBUTE,
-                TerminationRequest(self.final_status, self.reason, self.name),
+                TerminationRequest(self.final_status, self.reason, self.name, self),
             )
         self.feedback_message = (
             f'terminating tree: {self.reason}' if self.reason else 'terminating tree')
         return self.final_status
+
+    def tick(self) -> Iterator[Behaviour]:
+        """Tick as a leaf; under a runner, raise :class:`TreeTerminated` once it has its status.
+
+        Yields:
+            This behaviour (only when no runner stops the tick).
+
+        Raises:
+            TreeTerminated: when :data:`STOP_AT_TERMINATE` is set.
+        """
+        for node in super().tick():
+            if STOP_AT_TERMINATE.get():
+                raise TreeTerminated(self.name)
+            yield node
 
 
 def termination_requested(root: Behaviour) -> TerminationRequest | None:

@@ -22,6 +22,7 @@ import operator
 from typing import Any, NamedTuple, Optional, Protocol, Sequence
 
 from bt_executive.core.table import BuiltTree, NodeTable
+from bt_executive.nodes.leaves import TerminationRequest
 import py_trees
 from py_trees.common import Status
 
@@ -64,8 +65,11 @@ class TickRecord:
         ticked: the behaviours the tick ran, in the order they were ticked ([] for a stop)
         changes: status and feedback changes, in the order they were found
         writes: root blackboard keys the tick wrote or removed (when the host tracks them)
-        root_status: the root's status after the tick
+        root_status: the root's status after the tick (a Terminate leaf's status when
+            one ended the tick)
         stopped: True for a record of a stop (pause, reset, swap), not a tick
+        terminated: the request of the Terminate leaf that ended this tick (the tree was
+            halted), else None
     """
 
     tick: int
@@ -77,6 +81,7 @@ class TickRecord:
     writes: frozenset[str] = frozenset()
     root_status: Status = Status.INVALID
     stopped: bool = False
+    terminated: Optional[TerminationRequest] = None
 
     @property
     def transitions(self) -> list[Transition]:

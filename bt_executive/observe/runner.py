@@ -2,7 +2,8 @@
 
 :class:`TreeRunner` is the one place a tree is ticked (the ROS tree host, ``bt-executive
 tick``, tests and benchmarks all use it): ``tick_once()`` ticks the root, contains the
-exceptions of single nodes (:mod:`bt_executive.core.faults`), asks the
+exceptions of single nodes (:mod:`bt_executive.core.faults`), carries out a
+:class:`~bt_executive.nodes.leaves.Terminate` leaf's request, asks the
 :class:`~bt_executive.observe.record.StatusTracker` what changed and passes one
 :class:`~bt_executive.observe.record.TickRecord` to every observer. ``stop()`` halts the
 tree and passes the record of that stop. No ROS in here.
@@ -15,6 +16,13 @@ from typing import Any, Callable, MutableMapping, Optional
 
 from bt_executive.core.faults import contain_fault
 from bt_executive.core.table import BuiltTree, log_to_stderr
+from bt_executive.nodes.leaves import (
+    clear_termination,
+    STOP_AT_TERMINATE,
+    termination_requested,
+    TerminationRequest,
+    TreeTerminated,
+)
 from bt_executive.observe.record import Observer, StatusTracker, TickRecord
 import py_trees
 from py_trees.common import Status
@@ -69,6 +77,11 @@ class TreeRunner:
     def tick_once(self, *, now: Optional[float] = None) -> TickRecord:
         """Tick the tree once, record it and hand the record to every observer.
 
+        When a ``Terminate`` leaf is ticked, nothing after it runs in this tick: the tree
+        is halted (running leaves cancelled), the leaf and its ancestors up to the root
+        take the leaf's status (see :class:`~bt_executive.nodes.leaves.Terminate`), and the
+        record carries the request (``record.terminated``) and that status as the root's.
+
         Args:
             now: the tick's clock time (default: read the clock)
         """
@@ -78,39 +91,89 @@ class TreeRunner:
         storage = self.storage() if self.track_writes else None
         before = dict(storage) if storage is not None else None
         ticked = self._contained_tick()
+        request = termination_requested(self.root)
+        if request is not None:
+            if request.node is not None:
+                ticked.append(request.node)  # it ran, but raised instead of being yielded
+            self._terminate(request)
         duration = time.perf_counter() - start
         self.tick_count += 1
         changes = self.tracker.after_tick(ticked)
+        if request is not None:  # the halt moved nodes that were not ticked
+            changes = changes + self.tracker.compare_all()
         writes = frozenset() if before is None else _writes(before, storage)
         record = TickRecord(tick=self.tick_count, time=self.clock() if now is None else now,
                             duration=duration, interval=interval, ticked=ticked,
-                            changes=changes, writes=writes, root_status=self.root.status)
+                            changes=changes, writes=writes, root_status=self.root.status,
+                            terminated=request)
         self.publish(record)
         return record
 
     def _contained_tick(self) -> list[py_trees.behaviour.Behaviour]:
-        """Tick once; a node raising for the first time is guarded and the tick run again."""
+        """Tick once; a node raising for the first time is guarded and the tick run again.
+
+        With :data:`~bt_executive.nodes.leaves.STOP_AT_TERMINATE` set, a ``Terminate``
+        leaf ends the tick where it stands (it raises ``TreeTerminated``).
+        """
         ticked: list[py_trees.behaviour.Behaviour] = []
-        for _ in range(MAX_CONTAINED_PER_TICK):
-            try:
-                ticked.extend(self.root.tick())  # consumed in C: cheaper than tick_once's loop
-                return ticked
-            except Exception as error:  # noqa: B902 - contained below or re-raised
-                if not contain_fault(error, self.tree):
-                    raise
+        token = STOP_AT_TERMINATE.set(True)
+        try:
+            for _ in range(MAX_CONTAINED_PER_TICK):
+                try:
+                    ticked.extend(self.root.tick())  # consumed in C: cheaper than a loop
+                    return ticked
+                except TreeTerminated:  # the rest of the tick does not run
+                    return ticked
+                except Exception as error:  # noqa: B902 - contained below or re-raised
+                    if not contain_fault(error, self.tree):
+                        raise
+        finally:
+            STOP_AT_TERMINATE.reset(token)
         self.log_error(f'{MAX_CONTAINED_PER_TICK} nodes raised in one tick; the tick was '
                        'abandoned')
         return ticked
 
-    def stop(self, status: Status = Status.INVALID) -> TickRecord:
-        """Halt the tree (running leaves terminate: goals cancelled) and publish the record."""
+    def _terminate(self, request: TerminationRequest) -> None:
+        """Halt the tree and give the Terminate leaf's status to it and its ancestors."""
+        self._halt(Status.INVALID, everything=True)
+        clear_termination(self.root)
+        leaf = request.node
+        path = self.tree.nodes.path(leaf) if leaf is not None else request.node_name
+        message = f"terminated by '{path}'" + (f': {request.reason}' if request.reason else '')
+        if leaf is None:  # a request made outside a Terminate leaf: mark the root only
+            self.root.status = request.status
+            self.root.feedback_message = message
+            return
+        leaf.status = request.status
+        node = leaf.parent
+        while node is not None:
+            node.status = request.status
+            node.feedback_message = message
+            node = node.parent
+
+    def _halt(self, status: Status, *, everything: bool = False) -> None:
+        """Stop the root with ``status``; a terminate() that raises is guarded and retried.
+
+        Args:
+            status: the root's new status (its children go INVALID)
+            everything: then also stop every behaviour the root's stop did not reach (in
+                the middle of a tick a parent may not have a status yet while a child runs)
+        """
         for _ in range(MAX_CONTAINED_PER_TICK):
             try:
                 self.root.stop(status)
-                break
+                if everything:
+                    for node in self.root.iterate():  # children before their parents
+                        if node.status is not Status.INVALID and node is not self.root:
+                            node.stop(Status.INVALID)
+                return
             except Exception as error:  # noqa: B902 - a terminate() raised: guard, retry
                 if not contain_fault(error, self.tree, in_tick=False):
                     raise
+
+    def stop(self, status: Status = Status.INVALID) -> TickRecord:
+        """Halt the tree (running leaves terminate: goals cancelled) and publish the record."""
+        self._halt(status)
         return self.observe(stopped=True)
 
     def observe(self, *, stopped: bool = False) -> TickRecord:

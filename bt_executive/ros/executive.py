@@ -127,8 +127,9 @@ class Executive(Node):
 
     ROS Publishers:
         ~/status (std_msgs/String, latched): JSON with tree, file, root status, tick
-        count, running flag, last failure reason, tick timing and the number of
-        exceptions raised by ROS callbacks (``callback_errors``; see CallbackFaults)
+        count, running (being ticked), paused and terminated (who ended the tree and
+        why), last failure reason, tick timing and the number of exceptions raised by
+        ROS callbacks (``callback_errors``; see CallbackFaults)
         ~/snapshot (std_msgs/String, latched): the tree snapshot (docs/snapshots.md), on
         every change and as a heartbeat
         ~/events (std_msgs/String, reliable, transient local, depth 100): status
@@ -428,6 +429,7 @@ class Executive(Node):
             'root_status': self.last_status.name,
             'tick_count': self.tick_count,
             'running': self.running,
+            'paused': self.host.paused,
             'terminated': self.terminated,
             'last_failure': self.last_failure,
             'tick_duration_ms': round(self.tick_duration * 1000.0, 3),
@@ -464,7 +466,8 @@ class Executive(Node):
             return
         heartbeat = self._param('snapshot_heartbeat')
         builder.set_executive({'node': self.get_fully_qualified_name(),
-                               'running': self.running, 'terminated': self.terminated,
+                               'running': self.running, 'paused': self.host.paused,
+                               'terminated': self.terminated,
                                'last_failure': self.last_failure, 'heartbeat': heartbeat})
         snapshot = builder.update()
         events = builder.events()

@@ -21,7 +21,6 @@ from bt_executive.core.registry import Registry
 from bt_executive.core.spec import Document
 from bt_executive.core.table import BuiltTree
 from bt_executive.nodes.decorators import reset_limits
-from bt_executive.nodes.leaves import clear_termination, termination_requested
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import active_path, failure_reason
@@ -135,6 +134,7 @@ class TreeHost:
         self.tree: Optional[LoadedTree] = None
         self.retiring: list[LoadedTree] = []
         self.running = True
+        self.paused = False
         self.terminated: Optional[str] = None
         self.last_failure = ''
         self.last_status = Status.INVALID
@@ -190,6 +190,7 @@ class TreeHost:
         apply_blackboard_defaults(new.document)
         self.tree = new
         self.terminated = None
+        self.running = not self.paused  # a tree swapped in while paused waits for resume
         self.last_failure = ''
         self.last_status = Status.INVALID
         self.on_install(new)
@@ -215,8 +216,8 @@ class TreeHost:
         """Tick the tree once (None when there is no tree or it is paused).
 
         Applies what the blackboard feed stored, ticks through the tree's runner (whose
-        observers get the record), notes a new FAILURE's reason and carries out a
-        Terminate node's request (the tree is halted and ticking stops).
+        observers get the record), notes a new FAILURE's reason and, when a Terminate node
+        ended the tick (the runner halted the tree), stops ticking and notes who did it.
         """
         tree = self.tree
         if tree is None or not self.running:
@@ -224,15 +225,16 @@ class TreeHost:
         tree.feed.apply()
         record = tree.runner.tick_once(now=now)
         status = record.root_status
-        if status is Status.FAILURE and status is not self.last_status:
+        if status is Status.FAILURE and (status is not self.last_status
+                                         or record.terminated is not None):
             self.last_failure = failure_reason(tree.root, ident=tree.built.nodes.path)
         self.last_status = status
-        request = termination_requested(tree.root)
+        request = record.terminated
         if request is not None:
-            tree.stop()
-            clear_termination(tree.root)
             self.running = False
-            self.terminated = f'{request.node_name}: {request.status.name.lower()} ' \
+            path = tree.built.nodes.path(request.node) if request.node is not None \
+                else request.node_name
+            self.terminated = f'{path}: {request.status.name.lower()} ' \
                 f'{request.reason}'.strip()
             self.logger.info(f'tree terminated by {self.terminated}')
         return record
@@ -249,10 +251,12 @@ class TreeHost:
         if self.tree is not None:
             self.tree.stop()
         self.running = False
+        self.paused = True
 
     def resume(self) -> None:
         """Tick again (the tree restarts from its root; the blackboard is kept)."""
         self.running = True
+        self.paused = False
         self.terminated = None
 
     def reset(self) -> bool:
@@ -267,6 +271,7 @@ class TreeHost:
         tree.runner.tick_count = 0
         self.last_failure = ''
         self.terminated = None
+        self.paused = False
         self.running = True
         return True
 

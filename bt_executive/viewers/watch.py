@@ -205,8 +205,10 @@ def frame(snapshot: Optional[dict[str, Any]], *, height: Optional[int] = 24,
     state = 'running'
     if executive.get('terminated'):
         state = f'terminated: {executive["terminated"]}'
+    elif executive.get('paused', executive.get('running') is False):
+        state = 'paused'  # (an older executive says only running: false)
     elif executive.get('running') is False:
-        state = 'paused'
+        state = 'stopped'
     root_status = snapshot.get('root_status', 'INVALID')
     marks = _ASCII_MARKS if ascii_only else _MARKS
     rows.append([(snapshot['tree'], BOLD), (f'  {snapshot["source_file"]}', ''),

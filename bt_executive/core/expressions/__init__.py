@@ -14,12 +14,18 @@ The modules, from the bottom layer up: ``limits`` (the safety limits), ``errors`
 ``rendering`` (quoting and previews), ``operations`` (what the operators do to values),
 ``lexer``, ``nodes`` (the syntax tree, which evaluates itself), ``parser`` (with the
 grammar), ``functions`` (callable by default) and ``expression`` (:class:`Expression`,
-:func:`parse`, :func:`literal`, :func:`referenced_names`). Import from the package: only
-the names below are public.
+:func:`parse`, :func:`literal`, :func:`read_field`, :func:`referenced_names`). Import from
+the package: only the names below are public.
 """
 
 from bt_executive.core.expressions.errors import EvaluationError, ExpressionError
-from bt_executive.core.expressions.expression import Expression, literal, parse, referenced_names
+from bt_executive.core.expressions.expression import (
+    Expression,
+    literal,
+    parse,
+    read_field,
+    referenced_names,
+)
 from bt_executive.core.expressions.functions import DEFAULT_FUNCTIONS
 from bt_executive.core.expressions.limits import MAX_LENGTH, MAX_NESTING
 
@@ -32,5 +38,6 @@ __all__ = [
     'MAX_NESTING',
     'literal',
     'parse',
+    'read_field',
     'referenced_names',
 ]

@@ -15,6 +15,7 @@ from bt_executive.core.expressions.limits import (
 from bt_executive.core.expressions.nodes import (
     _Node, DictDisplay, ListDisplay, Literal, Lookup, Name,
 )
+from bt_executive.core.expressions.operations import _read_field
 from bt_executive.core.expressions.parser import _Parser
 from bt_executive.core.expressions.rendering import _type_name
 
@@ -234,6 +235,18 @@ def _literal_node(value: Any, depth: int) -> _Node:
             items.append((str(key), _literal_node(item, depth + 1)))
         return DictDisplay(tuple(items))
     raise TypeError(f'cannot make a literal from {_type_name(value)}')
+
+
+def read_field(value: Any, name: str) -> Any:
+    """Read the data field ``name`` of ``value`` exactly as the expression ``value.name`` does.
+
+    Mappings give their entry ``name``; ROS messages, dataclasses and named tuples their
+    declared field ``name``; anything else has no fields.
+
+    Raises:
+        EvaluationError: There is no such field, saying which fields there are.
+    """
+    return _read_field(value, name)
 
 
 def referenced_names(text: str, *,

@@ -272,13 +272,21 @@ MAPPINGS = (
                 'BT.CPP Fallback resumes a RUNNING child without re-checking earlier ones.'),
     MappingRule('ActiveSelector', 'ReactiveFallback', '', '',
                 'ActiveSelector is Selector(memory=False); `_bte_type` keeps the name.'),
-    MappingRule('Parallel', 'Parallel', 'success: all, synchronise: true (defaults)',
+    MappingRule('Parallel', 'Parallel',
+                'success: all, failure: one, synchronise: true (defaults)',
                 'success_count="-1" failure_count="1"',
                 'All must succeed, the first failure fails; finished children are not ticked '
                 'again. BT.CPP stops ticking the remaining children in the tick it decides, '
-                'py_trees ticks them all first. success: one is not mapped: when one child '
-                'succeeds and another fails in the same tick, py_trees fails and BT.CPP '
-                'decides by child order.'),
+                'py_trees ticks them all first. success: one with failure: one is not '
+                'mapped: when one child succeeds and another fails in the same tick, '
+                'py_trees fails and BT.CPP decides by child order. success: all with '
+                'failure: all is not mapped: BT.CPP fails as soon as success is out of '
+                'reach, ours waits for the children still running.'),
+    MappingRule('Parallel', 'Parallel', 'success: one, failure: all',
+                'success_count="1" failure_count="-1"',
+                'The first child to succeed wins at once (the children after it are not '
+                'ticked, the running ones are halted); a failed child is out and the others '
+                'go on; FAILURE when every child failed.'),
     MappingRule('IfThenElse', 'IfThenElse', '', '',
                 'Condition checked once at the start; no else-branch and false: FAILURE.'),
     MappingRule('Inverter', 'Inverter', '', '', ''),
@@ -360,10 +368,13 @@ def _forward(spec: NodeSpec) -> Optional[tuple[str, dict[str, str]]]:
             return None
         return ('Fallback' if memory else 'ReactiveFallback'), {}
     if kind == 'Parallel':
-        if _static(spec, 'success', 'all') != 'all' \
-                or _static(spec, 'synchronise', True) is not True:
-            return None
-        return 'Parallel', {'success_count': '-1', 'failure_count': '1'}
+        success, failure = _static(spec, 'success', 'all'), _static(spec, 'failure', 'one')
+        if success == 'all' and failure == 'one' \
+                and _static(spec, 'synchronise', True) is True:
+            return 'Parallel', {'success_count': '-1', 'failure_count': '1'}
+        if success == 'one' and failure == 'all':
+            return 'Parallel', {'success_count': '1', 'failure_count': '-1'}
+        return None
     simple = {'ReactiveSequence': 'ReactiveSequence', 'ActiveSelector': 'ReactiveFallback',
               'IfThenElse': 'IfThenElse', 'Inverter': 'Inverter',
               'ForceSuccess': 'ForceSuccess', 'ForceFailure': 'ForceFailure',
@@ -461,9 +472,12 @@ def _reverse(bt_id: str, ports: Mapping[str, str], children: int) -> tuple[str, 
         failure = decode_value(ports.get('failure_count', '1'), ParamType.INT)
         if success in (-1, children) and failure == 1:
             return 'Parallel', {}
+        if success == 1 and failure in (-1, children):
+            return 'Parallel', {'success': 'one', 'failure': 'all'}
         raise _Unsupported(f'Parallel with success_count={success} failure_count={failure} '
                            'has no equivalent (supported: success_count -1 or the number '
-                           'of children, failure_count 1)')
+                           'of children with failure_count 1, and success_count 1 with '
+                           'failure_count -1 or the number of children)')
     if bt_id in ('Repeat', 'RetryUntilSuccessful'):
         port = 'num_cycles' if bt_id == 'Repeat' else 'num_attempts'
         if port not in ports:

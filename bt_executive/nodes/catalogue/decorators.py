@@ -14,6 +14,17 @@ from bt_executive.nodes.decorators import (
     UntilFailure,
     UntilSuccess,
 )
+from bt_executive.nodes.reused import (
+    ForceFailure,
+    Inverter,
+    OneShot,
+    PassThrough,
+    Repeat,
+    Retry,
+    RunningIsFailure,
+    RunningIsSuccess,
+    SuccessIsRunning,
+)
 import py_trees
 from py_trees.behaviour import Behaviour
 
@@ -59,7 +70,7 @@ def _oneshot(ctx: BuildContext, name: str, params: Params,
     """Build a py_trees OneShot with the policy the ``on`` parameter chooses."""
     policy = (py_trees.common.OneShotPolicy.ON_COMPLETION if params['on'] == 'completion'
               else py_trees.common.OneShotPolicy.ON_SUCCESSFUL_COMPLETION)
-    return py_trees.decorators.OneShot(name=name, child=children[0], policy=policy)
+    return OneShot(name=name, child=children[0], policy=policy)
 
 
 def _status_decorator(*, name: str, cls: type, doc: str, **extra: Any) -> NodeType:
@@ -71,7 +82,7 @@ def _status_decorator(*, name: str, cls: type, doc: str, **extra: Any) -> NodeTy
         factory=_decorator(cls),
         min_children=1,
         max_children=1,
-        source=f'py_trees.decorators.{cls.__name__}',
+        source=f'{cls.__module__}.{cls.__name__}',
         **extra,
     )
 
@@ -81,85 +92,96 @@ def decorator_types() -> list[NodeType]:
     return [
         _status_decorator(
             name='Inverter',
-            cls=py_trees.decorators.Inverter,
-            doc='Swaps SUCCESS and FAILURE; RUNNING passes through.',
+            cls=Inverter,
+            doc=("SUCCESS becomes FAILURE (\"'<child>' succeeded (inverted to FAILURE)\") and "
+                 'FAILURE becomes SUCCESS; RUNNING passes through.'),
             aliases=('Not',),
             btcpp='Inverter',
         ),
         _status_decorator(
             name='ForceSuccess',
             cls=py_trees.decorators.FailureIsSuccess,
-            doc='FAILURE becomes SUCCESS; RUNNING passes through.',
+            doc='FAILURE becomes SUCCESS; SUCCESS and RUNNING pass through. Never FAILURE.',
             aliases=('ReturnSuccess', 'FailureIsSuccess'),
             btcpp='ForceSuccess',
         ),
         _status_decorator(
             name='ForceFailure',
-            cls=py_trees.decorators.SuccessIsFailure,
-            doc='SUCCESS becomes FAILURE; RUNNING passes through.',
+            cls=ForceFailure,
+            doc=("SUCCESS becomes FAILURE (\"'<child>' succeeded (forced to FAILURE)\"); FAILURE "
+                 'and RUNNING pass through. Never SUCCESS.'),
             aliases=('ReturnFailure', 'SuccessIsFailure'),
             btcpp='ForceFailure',
         ),
         _status_decorator(
             name='RunningIsFailure',
-            cls=py_trees.decorators.RunningIsFailure,
-            doc='RUNNING becomes FAILURE.',
+            cls=RunningIsFailure,
+            doc=("RUNNING becomes FAILURE (\"'<child>' is still running (RUNNING is FAILURE)\") "
+                 'and the child is halted; SUCCESS and FAILURE pass through. Never RUNNING.'),
         ),
         _status_decorator(
             name='RunningIsSuccess',
-            cls=py_trees.decorators.RunningIsSuccess,
-            doc='RUNNING becomes SUCCESS.',
+            cls=RunningIsSuccess,
+            doc=('RUNNING becomes SUCCESS and the child is halted; SUCCESS and FAILURE pass '
+                 'through. Never RUNNING.'),
         ),
         _status_decorator(
             name='FailureIsRunning',
             cls=py_trees.decorators.FailureIsRunning,
-            doc='FAILURE becomes RUNNING.',
+            doc=('FAILURE becomes RUNNING (the child starts again on the next tick); SUCCESS and '
+                 'RUNNING pass through. Never FAILURE.'),
         ),
         _status_decorator(
             name='SuccessIsRunning',
-            cls=py_trees.decorators.SuccessIsRunning,
-            doc='SUCCESS becomes RUNNING.',
+            cls=SuccessIsRunning,
+            doc=('SUCCESS becomes RUNNING (the child starts again on the next tick); FAILURE and '
+                 'RUNNING pass through. Never SUCCESS.'),
         ),
         _status_decorator(
             name='PassThrough',
-            cls=py_trees.decorators.PassThrough,
-            doc="Reflects the child's status unchanged.",
+            cls=PassThrough,
+            doc="Returns the child's status and feedback unchanged.",
         ),
         NodeType(
             name='Repeat',
             category=Category.DECORATOR,
-            doc=('Runs the child until it has succeeded `times` times; a failure fails at '
-                 'once.'),
+            doc=('Runs the child until it has succeeded `times` times in this run, at most one '
+                 'run per tick: RUNNING meanwhile, SUCCESS at the `times`-th success, FAILURE as '
+                 'soon as the child fails.'),
             params=(
                 P('times', T.INT, 'successful runs needed', minimum=1),
             ),
-            factory=_decorator(py_trees.decorators.Repeat, num_success='times'),
+            factory=_decorator(Repeat, num_success='times'),
             min_children=1,
             max_children=1,
             primary='times',
             btcpp='Repeat',
-            source='py_trees.decorators.Repeat',
+            source='bt_executive.nodes.reused.Repeat',
         ),
         NodeType(
             name='Retry',
             category=Category.DECORATOR,
-            doc=('Re-runs a failing child up to `attempts` times in all; SUCCESS as soon as '
-                 'it succeeds.'),
+            doc=('Runs the child up to `attempts` times in all: SUCCESS as soon as it succeeds; '
+                 'after a failure with attempts left RUNNING (the next attempt starts on the '
+                 "next tick); FAILURE at the `attempts`-th failure, with the last attempt's "
+                 'reason.'),
             params=(
                 P('attempts', T.INT, 'runs allowed before FAILURE', minimum=1),
             ),
-            factory=_decorator(py_trees.decorators.Retry, num_failures='attempts'),
+            factory=_decorator(Retry, num_failures='attempts'),
             min_children=1,
             max_children=1,
             primary='attempts',
             btcpp='RetryUntilSuccessful',
-            source='py_trees.decorators.Retry',
+            source='bt_executive.nodes.reused.Retry',
         ),
         NodeType(
             name='UntilSuccess',
             category=Category.DECORATOR,
-            doc=('Restarts the child until it succeeds (RUNNING meanwhile); optional '
-                 'max_attempts.'),
+            doc=('Restarts the child until it succeeds: RUNNING while it runs and after each '
+                 'failure (it starts again on the next tick), SUCCESS when it succeeds. With '
+                 "max_attempts, FAILURE at the max_attempts-th failure ('gave up after N "
+                 "attempts')."),
             params=(
                 P('max_attempts', T.INT, 'give up with FAILURE after this many failures',
                   None, minimum=1),
@@ -172,8 +194,10 @@ def decorator_types() -> list[NodeType]:
         NodeType(
             name='UntilFailure',
             category=Category.DECORATOR,
-            doc=("Restarts the child until it fails, then SUCCESS (the seeds' "
-                 'RepeatUntilFailed / UntilFail).'),
+            doc=('Restarts the child until it fails, then SUCCESS: RUNNING while it runs and '
+                 "after each success (the seeds' RepeatUntilFailed / UntilFail). With "
+                 "max_attempts, FAILURE at the max_attempts-th success ('still succeeding after "
+                 "N attempts')."),
             params=(
                 P('max_attempts', T.INT, 'give up with FAILURE after this many successes',
                   None, minimum=1),
@@ -187,8 +211,9 @@ def decorator_types() -> list[NodeType]:
         NodeType(
             name='Limit',
             category=Category.DECORATOR,
-            doc=('The child may start at most max_runs times; after that the node fails '
-                 "without ticking it (the seeds' Counter/Limit)."),
+            doc=("Passes the child's status through, but the child may start at most max_runs "
+                 "times over the tree's life (the seeds' Counter/Limit; `~/reset` clears the "
+                 "count): after that FAILURE ('limit of N runs reached') without ticking it."),
             params=(
                 P('max_runs', T.INT, 'how many runs are allowed', minimum=1),
             ),
@@ -201,8 +226,9 @@ def decorator_types() -> list[NodeType]:
         NodeType(
             name='Timeout',
             category=Category.DECORATOR,
-            doc=('FAILURE (and the child aborted) when the child runs longer than `seconds` '
-                 "(the seeds' TimeLimit)."),
+            doc=("Passes the child's status through until `seconds` after the start of the run "
+                 "(the seeds' TimeLimit); from then on the running child is halted and the "
+                 "result is FAILURE ('timed out after N s') without ticking it."),
             params=(SECONDS,),
             factory=_timed_decorator(Timeout),
             min_children=1,
@@ -215,7 +241,8 @@ def decorator_types() -> list[NodeType]:
         NodeType(
             name='Delay',
             category=Category.DECORATOR,
-            doc="Waits `seconds` before starting the child (the seeds' Timer).",
+            doc=('RUNNING without ticking the child for `seconds` after the start of a run (the '
+                 "seeds' Timer), then ticks the child and passes its status through."),
             params=(SECONDS,),
             factory=_timed_decorator(Delay),
             min_children=1,
@@ -227,7 +254,9 @@ def decorator_types() -> list[NodeType]:
         NodeType(
             name='Cooldown',
             category=Category.DECORATOR,
-            doc='After the child finishes, fails for `seconds` without ticking it.',
+            doc=("Passes the child's status through. After the child finished (SUCCESS or "
+                 'FAILURE; a halt does not count), FAILURE for `seconds` without ticking it '
+                 "('cooling down, N s left')."),
             params=(SECONDS,),
             factory=_timed_decorator(Cooldown),
             min_children=1,
@@ -238,7 +267,9 @@ def decorator_types() -> list[NodeType]:
         NodeType(
             name='OneShot',
             category=Category.DECORATOR,
-            doc='Runs the child to completion once, then keeps returning that result.',
+            doc=('Runs the child to completion once and then keeps returning that result without '
+                 'ticking it again (on: completion). With on: success only a SUCCESS is kept: a '
+                 'FAILURE is returned and the child runs again the next time.'),
             params=(
                 P('on', T.ENUM, 'completion: any result sticks; success: failures re-run',
                   'completion', choices=('completion', 'success')),
@@ -246,6 +277,6 @@ def decorator_types() -> list[NodeType]:
             factory=_oneshot,
             min_children=1,
             max_children=1,
-            source='py_trees.decorators.OneShot',
+            source='bt_executive.nodes.reused.OneShot',
         ),
     ]

@@ -373,8 +373,11 @@
     if (executive.terminated) {
       state.textContent = `terminated: ${executive.terminated}`;
       state.hidden = false;
-    } else if (executive.running === false) {
+    } else if (executive.paused || (executive.running === false && !('paused' in executive))) {
       state.textContent = 'paused';
+      state.hidden = false;
+    } else if (executive.running === false) {
+      state.textContent = 'stopped';
       state.hidden = false;
     } else {
       state.hidden = true;
