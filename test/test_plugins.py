@@ -195,9 +195,9 @@ def test_a_malformed_type_is_skipped_alone(plugin, case):
 
 
 @pytest.mark.parametrize('name, aliases, builtin', [
-    ('Sequence', (), "the built-in node type 'Sequence' (py_trees.composites.Sequence)"),
+    ('Sequence', (), "the built-in node type 'Sequence' (bt_executive.nodes.reused.Sequence)"),
     ('Mine', ('Fallback',), "the built-in node type 'Selector' "
-                            "(py_trees.composites.Selector) on the name 'Fallback'"),
+                            "(bt_executive.nodes.reused.Selector) on the name 'Fallback'"),
 ])
 def test_a_clash_with_the_catalogue_is_an_error_naming_both(plugin, name, aliases, builtin):
     entry = plugin(f"""
