@@ -93,8 +93,10 @@ class TreeRunner:
         ticked = self._contained_tick()
         request = termination_requested(self.root)
         if request is not None:
-            if request.node is not None:
-                ticked.append(request.node)  # it ran, but raised instead of being yielded
+            node = request.node
+            while node is not None:  # it and its ancestors ran, but were never yielded
+                ticked.append(node)
+                node = node.parent
             self._terminate(request)
         duration = time.perf_counter() - start
         self.tick_count += 1
