@@ -143,7 +143,8 @@ class Feed:
 
     def watch(self, **readers: list[Optional[Callable[[Any], Any]]]) -> None:
         """Watch ``readers`` (per key: probes, None for a reader without one)."""
-        def wake() -> None:
+        def wake(spec: SubscriptionSpec) -> None:  # the subscription whose message matters
+            assert isinstance(spec, SubscriptionSpec)
             self.wakes += 1
 
         self.feed.watch(readers, wake)

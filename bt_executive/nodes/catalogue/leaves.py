@@ -33,10 +33,10 @@ def _wait(ctx: BuildContext, name: str, params: Params,
 
 
 def _log(ctx: BuildContext, name: str, params: Params, children: list[Behaviour]) -> Behaviour:
-    """Build a Log whose message is evaluated on each tick."""
+    """Build a Log whose message is evaluated on each tick, written to the context's log."""
     level = params['level']
     message = params.getter('message')
-    return Log(name, message=lambda: str(message()), level=level)
+    return Log(name, message=lambda: str(message()), level=level, sink=ctx.log)
 
 
 def _terminate(ctx: BuildContext, name: str, params: Params,
@@ -173,7 +173,9 @@ def leaf_types() -> list[NodeType]:
         NodeType(
             name='Log',
             category=Category.LEAF,
-            doc='Logs a message (may be an expression) and succeeds.',
+            doc='Logs a message (may be an expression) and succeeds. In the executive the '
+                "line goes to the node's ROS logger at `level` (console, /rosout, "
+                'rqt_console); offline to the Python logger `bt_executive.tree`.',
             params=(
                 P('message', T.ANY, 'text, $reference or ${expression}', dynamic=True),
                 P('level', T.ENUM, 'log level', 'info',

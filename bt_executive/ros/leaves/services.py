@@ -90,6 +90,7 @@ class ServiceLeaf(RosLeaf):
             self._future = self.client.call_async(request)
             self._future.add_done_callback(self.wake)
             self._sent_at = now
+            self.note(f'request sent to {self.service_name}')
             return self.running(f'called {self.service_name}')
         if not self._future.done():
             if self.timeout > 0 and now - self._sent_at >= self.timeout:

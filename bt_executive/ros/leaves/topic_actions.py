@@ -136,6 +136,7 @@ class TopicActionLeaf(RosLeaf):
         try:
             self.cancel_publisher.publish(
                 self.cancel.build(_lookup_with('goal', self._sent, self.lookup)))
+            self.note(f'cancel sent on {self.cancel_topic}')
         except ValueError as error:
             self.node.get_logger().error(f'{self.name}: cannot cancel: {error}')
         self._sent = None
@@ -188,6 +189,7 @@ class TopicActionLeaf(RosLeaf):
         self._sent = goal
         self._sent_at = now
         self.goal_publisher.publish(goal)
+        self.note(f'goal sent on {self.goal_topic}')
         return self.running(f'goal sent on {self.goal_topic}')
 
 
