@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Soak: the patrol on the simulated robot for a long time; memory, timing, laps, errors.
 
 Usage: ``make soak`` (one hour) or ``.venv/bin/python bench/soak.py --minutes 5``.

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The exit watchdog ends a process whose exit hangs, even inside C code holding the GIL.
 
 In the scale benchmark an executive's main thread blocked inside rclpy's

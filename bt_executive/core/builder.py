@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Turn a validated :class:`~bt_executive.core.spec.Document` into a py_trees tree.
 
 Subtrees are expanded in place (wrapped in a :class:`SubtreeBehaviour` so viewers see

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Rate-limited debug lines about what the executive decides.
 
 ``--ros-args --log-level bt_executive:=debug`` (the node's logger; ``<ns>.bt_executive`` in

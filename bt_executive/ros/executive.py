@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The executive: a ROS 2 node that loads a YAML tree, ticks it and controls it at runtime.
 
 ``ros2 run bt_executive executive --ros-args -p tree_file:=config/patrol.yaml``

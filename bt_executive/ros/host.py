@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The tree host: load, validate, swap, tick and halt the executive's tree on a ROS node.
 
 The host owns the running :class:`LoadedTree` (the built tree, its blackboard feed and

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Say so when simulated time is on and no /clock arrives, instead of stalling in silence.
 
 With ``use_sim_time`` true the node clock is whatever /clock last said, and 0 until a

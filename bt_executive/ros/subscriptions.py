@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The blackboard feed: subscriptions declared in YAML that store into the blackboard.
 
 ```yaml

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """When the executive ticks: periodic ticking, event-driven ticking, and tick timing.
 
 Two modes, chosen by the executive's ``tick_mode`` parameter:

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Bound the time a ROS process takes to exit, whatever its interpreter is doing.
 
 Under heavy load (50 ROS processes stopping at once on 2 cores) rclpy was seen to block

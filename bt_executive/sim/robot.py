@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The built-in simulated robot as a ROS 2 node: ``sim_robot`` (see docs/sim_robot.md).
 
 ``sim_robot --ros-args --params-file config/sim_robot.yaml -r __ns:=/robot1``

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The executive node: ticking, status, runtime control, tree swaps and safe stop.
 
 The executive runs in-process on its own context and executor, spun from the test

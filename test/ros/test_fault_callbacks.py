@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """A ROS callback that raises does not stop the executive: it logs the error and keeps going.
 
 The executor hands a callback's exception to the loop that spins it; the executive's main

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """A node that raises fails alone: the tree and the executive keep going, the log says why once.
 
 The guard (``bt_executive.core.builder.FaultGuard``) is core code, tested first without ROS;

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """SIGINT, SIGTERM and SIGHUP at the worst moments: mid-navigation, right after a swap, in setup.
 
 The executive runs as a real process (``bt_executive/ros/executive.py``, or

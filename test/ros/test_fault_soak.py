@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The soak (bench/soak.py) cut down to one minute, as part of the normal suite.
 
 One minute of the patrol on the sim at 10x: a few dozen laps and several dockings. The

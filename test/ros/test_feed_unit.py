@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Unit tests of the blackboard feed (bt_executive/ros/subscriptions.py), in-process.
 
 Parsing the ``subscriptions:`` section needs no ROS. The feed itself runs on a stand-in

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end patrol: the built-in sim and the executive as real processes, sim time x10.
 
 Each test starts ``sim_robot`` and ``executive`` with the package's parameter files (as

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The executive and the sim behave like ROS 2 nodes: exit statuses, logging, sim time.
 
 Every test runs real processes (the executive, the sim robot, peers) and reads what a

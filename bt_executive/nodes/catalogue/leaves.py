@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The leaf node types of the catalogue (ROS leaves aside), with their factories."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ``Action`` leaf: a ROS action client that follows one goal per run."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """What every ROS leaf shares: the :class:`RosLeaf` base, constants and small helpers."""
 
 from __future__ import annotations

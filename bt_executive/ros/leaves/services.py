@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ``Service`` leaf: a ROS service client, one call per run."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ``TopicAction`` leaf: a goal run over plain topics (publish, follow, cancel)."""
 
 from __future__ import annotations
