@@ -306,8 +306,10 @@ class Executive(Node):
     def _describe(self, source: Any) -> str:
         """Name a leaf or a tick requester for the debug log: a node path, a topic, text."""
         if isinstance(source, py_trees.behaviour.Behaviour):
-            tree = self.host.tree
-            return tree.built.nodes.path(source) if tree is not None else source.name
+            for tree in [self.host.tree, *self.host.retiring]:  # stopped trees too
+                if tree is not None and tree.built.nodes.get(source.id) is not None:
+                    return tree.built.nodes.path(source)
+            return source.name
         topic = getattr(source, 'topic', None)  # a subscription of the blackboard feed
         return f'a new message on {topic}' if topic else str(source)
 
@@ -636,10 +638,9 @@ def main(args: Optional[list[str]] = None) -> int:
                 signal.signal(signum, on_signal)
             executive = Executive()
         except TreeError:
-            status = 1
-            return status
+            return 1
         except StartInterrupted:  # nothing ticked yet, so no goal was sent: a clean stop
-            return status
+            return 0
         finally:
             starting.clear()
         executor.add_node(executive)

@@ -24,7 +24,7 @@ from typing import Any
 import uuid
 
 from bt_executive.ros.debuglog import BURST, RATE
-from bt_executive.ros.simclock import CLOCK_WAIT
+from bt_executive.ros.simclock import CLOCK_WAIT, SimClockCheck
 from conftest import PEERS
 from executive_host import write_tree
 from helpers import PeerEvents, SpawnedProcess, wait_for
@@ -236,10 +236,13 @@ def test_debug_lines_say_why_each_tick_and_which_goals_were_sent_and_cancelled(
     (done, _), (slow, slow_events) = servers['succeed'], servers['slow']
     namespace = unique('ex')
     logger = f'{namespace}.bt_executive'
+    # the Wait lets the action clients discover their servers first: polling for a server
+    # ticks ten times a second, which would spend the tick lines' burst
     tree = write_tree(tmp_path, 'goals.yaml', f"""
         trees:
           Main:
             Sequence root:
+              - Wait: 3.0
               - Action first: {{type: test_msgs/action/Fibonacci, server: /{done},
                                goal: {{order: 2}}}}
               - Action hold: {{type: test_msgs/action/Fibonacci, server: /{slow},
@@ -252,16 +255,23 @@ def test_debug_lines_say_why_each_tick_and_which_goals_were_sent_and_cancelled(
     assert executive.popen.wait(TIMEOUT) == 0, executive.stderr_text()
     goals = [line.split(f'[{logger}]: goal: ')[1]
              for line in debug_lines(executive, logger, 'goal')]
-    assert goals == [f'Main/root/first: goal sent to /{done}',
-                     f'Main/root/hold: goal sent to /{slow}',
-                     f'Main/root/hold: cancel requested from /{slow}'], goals
+    assert goals[:2] == [f'Main/root/first: goal sent to /{done}',
+                         f'Main/root/hold: goal sent to /{slow}'], goals
+    # the signal may come before the executive has the goal response (the server's event
+    # can reach the test first): then the cancel waits for it
+    cancel = f'Main/root/hold: cancel requested from /{slow}'
+    assert goals[2:] in ([cancel], ['Main/root/hold: halted before the goal response: '
+                                    'cancelling the goal once answered', cancel]), goals
     ticks = [line.split(f'[{logger}]: tick: ')[1]
              for line in debug_lines(executive, logger, 'tick')]
     assert ticks[0].startswith('#1 requested by tick_mode event'), ticks
     # the first goal's result asks for the tick that starts the second goal
     assert any(re.match(r'#\d+ requested by Main/root/first: root RUNNING, 2 transitions',
                         tick) for tick in ticks), ticks
-    assert 'settled: sleeping until a request or the 1 s heartbeat' in ticks[-1], ticks
+    assert any(re.search(r'settled: next tick at a deadline in [0-3]\.\d{3} s$', tick)
+               for tick in ticks), ticks  # the Wait's end
+    assert any('settled: sleeping until a request or the 1 s heartbeat' in tick
+               for tick in ticks), ticks
     stopping = debug_lines(executive, logger, 'tree')
     assert len(stopping) == 1 and 'waiting up to 3 s for 1 goal cancels' in stopping[0]
 
@@ -300,3 +310,28 @@ def test_debug_lines_stay_bounded_when_the_executive_ticks_fast(spawn, tmp_path,
     stderr = executive.stderr_text()
     assert all(f'[{logger}]' in line for line in stderr.splitlines()
                if line.startswith('[DEBUG]')), stderr[-3000:]
+
+
+def test_use_sim_time_turned_on_at_runtime_is_checked_too():
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+
+    context = Context()  # a /clock of its own: no simulator of another test can feed it
+    rclpy.init(context=context, args=['--ros-args', '-r', f'/clock:=/{unique("c")}/clock'])
+    node = rclpy.create_node(unique('clock_check'), context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    try:
+        check = SimClockCheck(node, lambda topic, text: None, wait=0.2)
+        executor.spin_once(timeout_sec=0.5)
+        assert not check.warned  # use_sim_time is false: nothing to check
+        node.set_parameters([Parameter('use_sim_time', value=True)])
+        wait_for(lambda: check.warned, TIMEOUT, 'the warning',
+                 pause=lambda seconds: executor.spin_once(timeout_sec=seconds))
+        check.destroy()
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        context.try_shutdown()
