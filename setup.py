@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Package setup for bt_executive (ament_python layout, also pip-installable)."""
 
 from glob import glob

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark: loading and building a 1000-node tree from YAML (target < 0.2 s)."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark: idle cost of the patrol executive with the robot parked, event vs periodic.
 
 Each robot is the patrol bringup (``bt-executive demo``'s command lines: the built-in sim

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark: reaction latency, event-driven ticking vs periodic ticking at 10 Hz.
 
 A reaction: a BatteryState with a low percentage is published, and the executive cancels

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark: how many robots (executive + sim) one machine runs at 10 Hz, and their memory.
 
 Every robot is the patrol bringup (the sim and the executive on config/patrol.yaml, as

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark: the snapshot observer's cost per tick, as ratios to a bare ``tick_once()``.
 
 Every row ticks the same 1000-node tree both ways, side by side in one run:

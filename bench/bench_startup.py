@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark: start-up (process start to first tick), import time and memory.
 
 Start-up: the executive runs the patrol (config/patrol.yaml with config/executive.yaml,

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Benchmark: the executive's full tick vs a bare py_trees ``root.tick_once()``.
 
 All tick the same 1000-node trees (flat, and bushy: a selector of sequences), measured

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Helpers shared by the benchmarks: generated trees, timing, processes and a bench node."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The idle floor of bench_idle: a bare rclpy node hearing what the parked executive hears.
 
 ``python bench/idle_floor.py NAMESPACE`` subscribes to ``NAMESPACE/battery_state`` and

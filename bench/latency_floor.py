@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The latency floor of bench_latency: the same reaction without a tree, in plain rclpy.
 
 ``python bench/latency_floor.py NAMESPACE`` keeps one ``test_msgs/action/Fibonacci`` goal

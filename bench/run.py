@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Run every benchmark in one process and print one table.
 
 Usage: ``make bench`` (or ``.venv/bin/python bench/run.py [--quick] [--markdown]

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """bt_executive: a ROS 2 behaviour-tree executive driven by YAML trees.
 
 The package has three layers: the tree core (no ROS import: ``spec``, ``loader``,

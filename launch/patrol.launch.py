@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Launch the patrol: the executive and (optionally) the built-in simulated robot.
 
 Derived from ``bt_executive.app.bringup`` (the description ``bt-executive demo`` also uses):

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Test-session setup shared by every suite: ROS isolation, the ``ros`` marker, fixtures.
 
 This module runs before any test module, hence before anything imports rclpy; it sets the

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Helpers shared by the test suites: bounded waits, spawned peer processes, peer events.
 
 Also what several suites share besides: the snapshot schema validators, free ports and

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The example plugin package of docs/plugins.md, built for real in a temporary directory.
 
 The page marks each file of the package with ``<!-- file: PATH -->`` before its code

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Tick-by-tick tests of bt_executive.nodes behaviours and of the py_trees nodes we reuse."""
 
 from __future__ import annotations

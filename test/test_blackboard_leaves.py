@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """SetBlackboard, UnsetBlackboard, BlackboardExists, WaitForBlackboard: keys and dotted paths.
 
 What docs/nodes.md says they return, case by case: nested fields of mappings, dataclasses,

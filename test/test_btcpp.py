@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """BT.CPP v4 XML export and import: round trips, the mapping, hostile input, the CLI."""
 
 import glob

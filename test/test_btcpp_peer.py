@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Our BT.CPP XML against the real BehaviorTree.CPP 4.8 (``behaviortreepy`` from PyPI).
 
 BT.CPP's own factory parses, verifies and builds the exported trees, ticks trees made of

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The offline command line: validate, show, nodes, tick (run as a real subprocess)."""
 
 import os

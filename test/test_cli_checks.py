@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """What the offline tools say about a file: warnings, the tree to run, exact tick times.
 
 ``bt-executive validate`` and ``tick`` run as real subprocesses; the key check and the

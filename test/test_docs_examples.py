@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Every YAML example in the docs loads and validates where the docs show it.
 
 The test reads each ```yaml block of README.md and docs/*.md. A block is a whole tree

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Tests for the safe expression language (bt_executive.core.expressions)."""
 
 from __future__ import annotations

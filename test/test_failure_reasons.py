@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Every FAILURE carries a reason: each node type of the catalogue, ticked into FAILURE.
 
 The cases drive every node type that can fail into FAILURE through the tree runner (the

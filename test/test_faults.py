@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Fault containment (bt_executive.core.faults): a node that raises fails alone, without ROS.
 
 Nodes of plugin types (outside bt_executive and py_trees) get a :class:`FaultGuard` when

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Code style: ament_flake8 over the package, tests, benchmarks and setup.py."""
 
 import os

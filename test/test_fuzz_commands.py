@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Fuzzing the commands: generated tree files through validate, show, render, export, tick.
 
 The documents are those of :mod:`test_fuzz_loader` (plausible, damaged, calling

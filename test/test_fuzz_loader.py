@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Fuzzing the loader: 10,000+ generated tree files, each loaded and built from disk.
 
 Every document is a plausible tree file (node types and parameters from the catalogue,

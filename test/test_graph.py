@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Tree pictures: DOT text from formats.dot and the ``bt-executive render`` command."""
 
 import os

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The Groot2 server (bt_executive.observe.groot2) against real peers, without ROS.
 
 The peers are real: ``btview`` (a Groot2 client, its library and its command line) reads

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """launch/patrol.launch.py, the demo's command lines and setup.py tell the same story.
 
 ``launch`` and ``launch_ros`` are not on PyPI: where they are missing, the launch file

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The layers of the package, as folders: who may import whom, and how big a module gets."""
 
 import ast

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The YAML tree language: short and explicit forms, subtrees, includes, values."""
 
 import textwrap

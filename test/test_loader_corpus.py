@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The invalid-file corpus: every file's complete list of errors, exactly as reported."""
 
 import os

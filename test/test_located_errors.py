@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Every load error is located, bounded and raised as a TreeError, whatever stage finds it.
 
 The stages: reading files (includes), the loader, the builder (constant folding, subtree

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Type checking: mypy over the package, strict on the tree core and the observers."""
 
 import os

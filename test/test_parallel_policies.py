@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Parallel's success and failure policies, as docs/nodes.md states them, and their export.
 
 ``failure: one`` (the default) is py_trees' Parallel: the first failure fails and halts

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Docstring style: ament_pep257 over the package and the tests."""
 
 import os

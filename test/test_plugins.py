@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Plugins: node types declared by other packages through the bt_executive.node_types group.
 
 The unit tests hand :func:`load_plugins` entry points naming modules written to a temporary

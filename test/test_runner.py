@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """TreeRunner, StatusTracker and TickRecord (bt_executive.observe), without ROS.
 
 The runner is the one place a tree is ticked; each tick (or stop) yields one record of

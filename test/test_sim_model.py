@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the pure simulation behind sim_robot (bt_executive.sim.model; no ROS, no DDS)."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The snapshot model (bt_executive.observe.snapshot) and the watcher's frames, without ROS."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Key parameters follow tree parameters both ways: a subtree writes its caller's keys."""
 
 import textwrap

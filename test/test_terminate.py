@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Terminate ends the tree at once: nothing after it runs, the tree takes its status.
 
 Offline: the tree runner (the one place a tree is ticked), the snapshot model and

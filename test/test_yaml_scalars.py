@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Tree files type plain scalars by the YAML 1.2 core schema (bt_executive/core/yaml_source.py).
 
 PyYAML alone follows YAML 1.1: ``on`` is True, ``1e-3`` a string, ``017`` fifteen. A tree

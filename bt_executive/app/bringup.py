@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The patrol bringup as data: launch arguments and nodes, shared by every launcher.
 
 ``launch/patrol.launch.py`` turns this description into launch_ros actions; ``bt-executive

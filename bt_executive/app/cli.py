@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ``bt-executive`` command line.
 
 Offline subcommands (no ROS needed): ``validate``, ``show``, ``nodes``, ``tick``,

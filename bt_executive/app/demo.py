@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """``bt-executive demo``: the patrol on the built-in simulated robot, without ``ros2 launch``.
 
 Starts the nodes of :mod:`bt_executive.app.bringup` as subprocesses with the same parameter

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Turn a validated :class:`~bt_executive.core.spec.Document` into a py_trees tree.
 
 Subtrees are expanded in place (wrapped in a :class:`SubtreeBehaviour` so viewers see
@@ -57,6 +59,9 @@ class BuildContext:
         table: what is known of every built behaviour (filled while building)
         log_error: receives the report (with traceback) of a behaviour that raised, once
             per behaviour and distinct error (the executive passes its ROS logger)
+        log: where ``Log`` nodes write, ``log(level, text)`` with level 'debug', 'info',
+            'warning', 'error' or 'critical' (None: Python logging, logger
+            'bt_executive.tree'; the executive passes its ROS logger)
     """
 
     registry: Registry
@@ -68,6 +73,7 @@ class BuildContext:
     extras: dict[str, Any] = dataclasses.field(default_factory=dict)
     nodes: dict[str, py_trees.behaviour.Behaviour] = dataclasses.field(default_factory=dict)
     log_error: Callable[[str], None] = log_to_stderr
+    log: Optional[Callable[[str, str], None]] = None
     table: NodeTable = dataclasses.field(default_factory=NodeTable)
     declared: dict[Any, tuple[frozenset[str], Optional[Probe]]] = dataclasses.field(
         default_factory=dict)

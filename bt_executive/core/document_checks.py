@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Whole-document checks of a loaded tree file: subtree calls, their arguments, recursion.
 
 The :class:`~bt_executive.core.loader.Loader` runs these once every file of a document

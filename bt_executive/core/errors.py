@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Diagnostics shared by every layer: one error type, always with a source location."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Contain the exceptions of single behaviours: the node fails, the tree goes on.
 
 A :class:`FaultGuard` makes an exception raised while a behaviour is ticked or halted that

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Warn about blackboard keys that a tree reads but nothing in the document sets.
 
 A key is *set* by the document when it has an initial value (``blackboard:``), when a

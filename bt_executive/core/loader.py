@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Load tree files into a validated :class:`~bt_executive.core.spec.Document`.
 
 The language (see ``docs/language.md``)::

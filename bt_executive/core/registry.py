@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The node-type registry: the single source of truth for node types and their parameters.
 
 Every node type a tree file may use is declared here once, as a :class:`NodeType` with

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The typed tree specification that the loader produces and the builder consumes.
 
 Plain data with a source location on everything; no py_trees and no ROS here.

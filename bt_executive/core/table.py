@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """What the builder knows about each behaviour, kept beside the tree instead of on it.
 
 py_trees behaviours know only themselves. Everything bt_executive needs to say about a

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Read YAML into located nodes, safely: bounded size, depth and alias expansion.
 
 PyYAML's composer gives every node a start mark; this module turns its node graph

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Pictures of trees: Graphviz DOT text for a tree file, and SVG or PNG rendered from it.
 
 :func:`to_dot` writes the DOT text itself (no dependency): one box per node, coloured

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Render the node catalogue from the registry (terminal text and markdown reference)."""
 
 from __future__ import annotations

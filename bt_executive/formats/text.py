@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Text renderings of trees: the spec as written, and a built tree with statuses."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The node catalogue: composites, decorators and leaves as py_trees behaviours.
 
 :mod:`~bt_executive.nodes.catalogue` declares every node type a tree file may use. The

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Blackboard leaves: set, unset, check and wait for keys, with dotted paths into values.
 
 A key may be a root key (``battery``) or a path into its value (``pose.position.x``):

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Helpers shared by the behaviour modules of :mod:`bt_executive.nodes`."""
 
 from __future__ import annotations

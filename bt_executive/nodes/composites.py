@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Composites py_trees lacks: Race, Marathon, ParallelFailureOnAll, ActiveSelector, random ones.
 
 :class:`BaseComposite` holds the plumbing these composites share with those of

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Composites driven by condition children: Monitor, Filter, IfThenElse, While.
 
 They share :class:`~bt_executive.nodes.composites.BaseComposite` with the other composites;

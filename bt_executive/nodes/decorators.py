@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Decorators py_trees lacks: UntilSuccess, UntilFailure, Limit, Delay, Cooldown, Timeout.
 
 Time-based decorators read an injectable ``clock``; the conventions every behaviour of this

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Leaves py_trees lacks: Wait, Log, Terminate (with the termination helpers), Condition.
 
 :class:`Terminate` asks the tree runner to stop the whole tree: while a runner ticks with

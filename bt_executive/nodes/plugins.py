@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Node types from other packages: the ``bt_executive.node_types`` entry points.
 
 A package declares its node types with an entry point in the group :data:`GROUP`

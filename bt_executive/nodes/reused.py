@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """py_trees' own nodes, reused as they are except that every FAILURE says why.
 
 py_trees' composites never set a feedback message, some of its decorators pass an empty

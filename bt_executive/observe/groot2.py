@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Serve a running tree to Groot2: BehaviorTree.CPP's monitoring protocol, version 2.
 
 No ROS in here. A :class:`Groot2Server` binds a ZMQ reply socket (``127.0.0.1:1667``

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """One record per tick: what ran, what moved and why, what was written (no ROS in here).
 
 The tree host ticks the tree and hands the behaviours the tick generator yielded to a

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Tick a built tree once, record what happened, hand the record to the observers.
 
 :class:`TreeRunner` is the one place a tree is ticked (the ROS tree host, ``bt-executive

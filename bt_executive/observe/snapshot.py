@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Snapshots of a running tree: one JSON-safe model for every viewer (no ROS in here).
 
 :class:`SnapshotBuilder` is an observer of the tree host's tick records

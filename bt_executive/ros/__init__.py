@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ROS layer of bt_executive: everything that imports rclpy or ROS interface packages.
 
 Modules:

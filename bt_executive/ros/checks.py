@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ROS checks of a loaded tree file: what the executive verifies before it builds.
 
 The core loader knows no ROS. These checks add what only the ROS layer can judge: the

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The executive: a ROS 2 node that loads a YAML tree, ticks it and controls it at runtime.
 
 ``ros2 run bt_executive executive --ros-args -p tree_file:=config/patrol.yaml``
@@ -17,7 +19,9 @@ from bt_executive.nodes.plugins import installed_registry
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder, to_json
 from bt_executive.ros import interfaces, leaves
+from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
+from bt_executive.ros.simclock import SimClockCheck
 from bt_executive.ros.spin import CallbackFaults, make_executor, SignalWaker, StartInterrupted
 from bt_executive.ros.subscriptions import qos_profile
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
@@ -156,9 +160,11 @@ class Executive(Node):
             super().destroy_node()  # nothing of ours exists yet
             raise
         self.registry = registry or ros_registry(logger=self.get_logger())
+        self.debug_log = DebugLog(self.get_logger())  # --log-level bt_executive:=debug
         self.host = TreeHost(self, self.registry, clock=self.now_seconds,
                              logger=self.get_logger(), on_install=self._on_install)
         self.callback_faults = CallbackFaults(self.get_logger())
+        self.sim_clock = SimClockCheck(self, self.debug_log)  # warns when /clock is missing
         self.tick_duration = 0.0
         self.timing = TickTiming()
         self._tick_time: Optional[float] = None
@@ -283,25 +289,40 @@ class Executive(Node):
             self.ticker = EventTicker(self, self.tick_once, max_rate=values['max_tick_rate'],
                                       heartbeat=values['heartbeat_period'])
             self.timing.restart(None)
-            self.ticker.request()
+            self.ticker.request('tick_mode event')
         else:
             self.ticker = PeriodicTicker(self, self.tick_once, rate=values['tick_rate'])
             self.timing.restart(self.ticker.period)
 
-    def request_tick(self) -> None:
+    def request_tick(self, source: Any = None) -> None:
         """Ask for a tick soon (leaves and the blackboard feed call this from callbacks).
 
         Event mode ticks at the next moment ``max_tick_rate`` allows; periodic mode
-        ignores the request (the next tick comes anyway).
+        ignores the request (the next tick comes anyway). ``source`` (the leaf asking)
+        names the requester in the debug log.
         """
-        self.ticker.request()
+        self.ticker.request(source)
 
-    def request_tick_now(self) -> None:
+    def request_tick_now(self, source: Any = None) -> None:
         """Tick at once if ``max_tick_rate`` allows (the blackboard feed, after storing).
 
         See :meth:`bt_executive.ros.ticking.EventTicker.request_now`.
         """
-        self.ticker.request_now()
+        self.ticker.request_now(source)
+
+    def note_decision(self, source: Any, text: str, topic: str = 'goal') -> None:
+        """Write a rate-limited debug line about what ``source`` (a leaf) just did."""
+        self.debug_log(topic, lambda: f'{self._describe(source)}: {text}')
+
+    def _describe(self, source: Any) -> str:
+        """Name a leaf or a tick requester for the debug log: a node path, a topic, text."""
+        if isinstance(source, py_trees.behaviour.Behaviour):
+            for tree in [self.host.tree, *self.host.retiring]:  # stopped trees too
+                if tree is not None and tree.built.nodes.get(source.id) is not None:
+                    return tree.built.nodes.path(source)
+            return source.name
+        topic = getattr(source, 'topic', None)  # a subscription of the blackboard feed
+        return f'a new message on {topic}' if topic else str(source)
 
     def _next_deadline(self) -> Optional[float]:
         """Return the earliest future ``wake_at`` of the tree (node-clock seconds)."""
@@ -365,7 +386,7 @@ class Executive(Node):
         """Stop the running tree (cancelling its goals) and start ``new``."""
         self.host.install(new, shutdown_timeout=self._param('shutdown_timeout'))
         self.publish_status(force=True)
-        self.request_tick()
+        self.request_tick(f"tree '{new.name}' installed")
 
     def _on_install(self, new: LoadedTree) -> None:
         """Attach this node's observers to a new tree's runner (before its first tick)."""
@@ -415,7 +436,10 @@ class Executive(Node):
                 # not settled yet (a status moved or the tree wrote the blackboard): the next
                 # tick may go further, e.g. a loop's next iteration; else sleep until an event
                 settled = not record.transitions and not record.writes
-                ticker.plan(again=not settled, deadline=self._next_deadline())
+                deadline = self._next_deadline()
+                ticker.plan(again=not settled, deadline=deadline)
+                self.debug_log('tick', lambda: ticker.explain(
+                    record, self._describe, settled=settled, deadline=deadline))
             return record
         finally:
             self._tick_time = None
@@ -493,7 +517,7 @@ class Executive(Node):
         """Start ticking again (the tree restarts from its root; the blackboard is kept)."""
         self.host.resume()
         self.publish_status(force=True)
-        self.request_tick()
+        self.request_tick('resume')
         return 'resumed'
 
     def reset(self) -> str:
@@ -501,7 +525,7 @@ class Executive(Node):
         if not self.host.reset():
             return 'no tree loaded'
         self.publish_status(force=True)
-        self.request_tick()
+        self.request_tick('reset')
         return 'reset'
 
     def reload(self) -> str:
@@ -609,8 +633,10 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
             (docs/plugins.md)
 
     Returns:
-        0 on a normal end (and after ``--help``, which starts no node); 1 when the tree
-        file given at start is invalid; 128 + the signal number when stopped by a signal.
+        0 after a clean stop (a signal or a ROS shutdown), as ROS nodes do, and after
+        ``--help`` (which starts no node); 1 when the first tree could not be loaded or a
+        goal cancel was not acknowledged within ``shutdown_timeout`` (a stop that hangs is
+        ended by the exit watchdog, also with 1); 2 for a bad parameter value.
     """
     done = handle_arguments(remove_ros_args(sys.argv if args is None else args)[1:],
                             PARAMETERS)
@@ -619,6 +645,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
     rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     received: list[int] = []
     starting = [True]
+    status = 0
 
     def on_signal(signum: int, frame: Any) -> None:
         received.append(signum)
@@ -640,8 +667,8 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
             print(f'executive: {error} (executive --help lists the parameters)',
                   file=sys.stderr)
             return 2
-        except StartInterrupted:  # nothing ticked yet, so no goal was sent
-            return 128 + received[0]
+        except StartInterrupted:  # nothing ticked yet, so no goal was sent: a clean stop
+            return 0
         finally:
             starting.clear()
         executor.add_node(executive)
@@ -657,21 +684,23 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
     except ExternalShutdownException:
         pass
     finally:
+        # Under heavy load (50 ROS processes stopping at once) rclpy's EventsExecutor
+        # shutdown was seen to block for good, in C code holding the GIL: the watchdog
+        # bounds the whole exit whatever the interpreter does (ros/watchdog.py).
+        grace = executive.get_parameter('shutdown_timeout').value if executive else 0.0
+        watchdog = ExitWatchdog(grace + CLEANUP_TIMEOUT, 'stopping the tree and releasing '
+                                'ROS entities')
         if waker is not None:
             waker.close()
-        if executive is not None:
-            executive.stop_tree(executor)  # goals cancelled: what matters is done
-        # Under heavy load (50 ROS processes stopping at once) rclpy's EventsExecutor
-        # shutdown was seen to block for good; nothing is left running on the robot by now,
-        # so a bounded wait ends the process with its exit status instead of hanging.
-        watchdog = ExitWatchdog(CLEANUP_TIMEOUT, 128 + received[0] if received else 0)
+        if executive is not None and not executive.stop_tree(executor):
+            status = 1  # a goal may still be active on the robot: not a clean stop
         if executive is not None:
             executor.remove_node(executive)
             executive.destroy_node()
         executor.shutdown()
         rclpy.try_shutdown()
         watchdog.cancel()
-    return 128 + received[0] if received else 0
+    return status
 
 
 if __name__ == '__main__':

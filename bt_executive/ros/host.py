@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The tree host: load, validate, swap, tick and halt the executive's tree on a ROS node.
 
 The host owns the running :class:`LoadedTree` (the built tree, its blackboard feed and
@@ -25,6 +27,7 @@ from bt_executive.observe.record import TickRecord
 from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import active_path, failure_reason
 from bt_executive.ros.checks import check_ros
+from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.subscriptions import BlackboardFeed
 import py_trees
 from py_trees.common import Status
@@ -96,6 +99,26 @@ class LoadedTree:
         release(self.root.iterate(), self.feed)
 
 
+def ros_log_sink(logger: Any) -> Callable[[str, str], None]:
+    """Return where ``Log`` nodes write in the executive: ``logger`` (the node's) at their level.
+
+    So their lines reach the console (``ros2 launch`` output), /rosout and rqt_console.
+    (rclpy refuses one call site logging at two severities: one call per level.)
+    """
+    def sink(level: str, text: str) -> None:
+        if level == 'info':
+            logger.info(text)
+        elif level == 'warning':
+            logger.warning(text)
+        elif level == 'error':
+            logger.error(text)
+        elif level == 'debug':
+            logger.debug(text)
+        else:
+            logger.fatal(text)
+    return sink
+
+
 def release(behaviours: Any, feed: BlackboardFeed) -> None:
     """Shut ``behaviours`` down, drop their blackboard clients and destroy ``feed``."""
     for behaviour in behaviours:
@@ -130,6 +153,7 @@ class TreeHost:
         self.registry = registry
         self.clock = clock
         self.logger = logger
+        self.debug = DebugLog(logger)  # rate-limited 'tree' lines: loads, swaps, releases
         self.on_install = on_install
         self.tree: Optional[LoadedTree] = None
         self.retiring: list[LoadedTree] = []
@@ -164,7 +188,8 @@ class TreeHost:
         feed = BlackboardFeed(self.node, specs, self.clock)
         context = BuildContext(registry=self.registry, document=document,
                                lookup=feed.lookup, clock=self.clock,
-                               extras={'node': self.node}, log_error=self.logger.error)
+                               extras={'node': self.node}, log_error=self.logger.error,
+                               log=ros_log_sink(self.logger))
         try:
             built = Builder(context).build(tree.name)
             built.setup(tree_file, timeout=setup_timeout, node=self.node)
@@ -185,6 +210,9 @@ class TreeHost:
         if old is not None:
             old.stop()
             self.retiring.append(old)
+            self.debug('tree', lambda: f"swap: tree '{old.name}' halted with "
+                       f'{len(old.outstanding())} goal cancels in flight; '
+                       f"installing '{new.name}' from {new.file}")
             self.retire(shutdown_timeout)
         py_trees.blackboard.Blackboard.storage.clear()
         apply_blackboard_defaults(new.document)
@@ -207,6 +235,9 @@ class TreeHost:
             if tree.outstanding():  # e.g. the server died: nobody will ever answer
                 self.logger.error(f"tree '{tree.name}': goal cancels not acknowledged "
                                   'within shutdown_timeout; releasing it anyway')
+            else:
+                self.debug('tree', f"released the retired tree '{tree.name}': its goal "
+                           'cancels are acknowledged')
             tree.destroy()
         self.retiring = still
 
@@ -250,6 +281,7 @@ class TreeHost:
         """Halt the tree (cancelling its goals) and stop ticking."""
         if self.tree is not None:
             self.tree.stop()
+            self.debug('tree', f"paused: tree '{self.tree.name}' halted")
         self.running = False
         self.paused = True
 
@@ -288,6 +320,9 @@ class TreeHost:
             self.retiring.append(self.tree)
             self.tree = None
         deadline = time.monotonic() + timeout
+        self.debug('tree', lambda: f'stopping: {len(self.retiring)} trees halted, waiting up '
+                   f'to {timeout:g} s for {sum(len(t.outstanding()) for t in self.retiring)} '
+                   'goal cancels')
         while time.monotonic() < deadline:
             pending = [f for tree in self.retiring for f in tree.outstanding()]
             if not pending:

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Listen to a running executive from another process (``watch``, ``view``, ``demo``).
 
 :class:`SnapshotListener` owns everything a viewer needs on the ROS side: a private rclpy

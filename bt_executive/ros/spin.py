@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Spinning the executive's process: the executor, callback faults, signal wake-ups."""
 
 from __future__ import annotations

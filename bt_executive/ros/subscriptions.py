@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The blackboard feed: subscriptions declared in YAML that store into the blackboard.
 
 ```yaml
@@ -241,7 +243,7 @@ class BlackboardFeed:
         self._pending: dict[str, Any] = {}
         self._max_age: dict[str, float] = {}
         self._readers: dict[str, list[Optional[Callable[[Any], Any]]]] = {}
-        self._wake: Optional[Callable[[], None]] = None
+        self._wake: Optional[Callable[[Any], None]] = None
         self._subscriptions = []
         for spec in specs:
             msg_class = interfaces.resolve(spec.type, kind='msg')
@@ -271,12 +273,12 @@ class BlackboardFeed:
                 pending[key] = value
                 self.received[key] = stamp
             if changed and self._wake is not None and self._matters(changed):
-                self._wake()
+                self._wake(spec)
         return store
 
     def watch(self, readers: Mapping[str, list[Optional[Callable[[Any], Any]]]],
-              wake: Callable[[], None]) -> None:
-        """Call ``wake`` when a message changes what a reader of a key would see.
+              wake: Callable[[Any], None]) -> None:
+        """Call ``wake(spec)`` when a message changes what a reader of a key would see.
 
         Args:
             readers: per key, the probes of the behaviours reading it (None: a reader

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """When the executive ticks: periodic ticking, event-driven ticking, and tick timing.
 
 Two modes, chosen by the executive's ``tick_mode`` parameter:
@@ -191,19 +193,35 @@ class EventTicker:
         self.heartbeat = heartbeat
         self.last_tick = -math.inf
         self.requested_at: Optional[float] = None
+        #: Why the last tick happened: (trigger, first requester, requests), see :meth:`why`
+        self.reason: tuple[str, Any, int] = ('start', None, 0)
+        self._source: Any = None
+        self._requests = 0
+        self._trigger = ''
         steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._pending = False
         self._ticking = False
         self._pace = _OneShot(node, steady, time.monotonic, self.kick)
         self._deadline = _OneShot(node, node.get_clock(),
                                   lambda: node.get_clock().now().nanoseconds * 1e-9,
-                                  self.kick)
-        self._heartbeat = node.create_timer(heartbeat, self.kick, clock=steady)
+                                  lambda: self._kick_for('deadline'))
+        self._heartbeat = node.create_timer(heartbeat, lambda: self._kick_for('heartbeat'),
+                                            clock=steady)
 
-    def request(self) -> None:
-        """Ask for a tick soon (from any callback; cheap, coalescing)."""
+    def _note(self, source: Any) -> None:
+        """Remember who asked first since the last tick, and count the requests."""
+        self._requests += 1
+        if self._source is None:
+            self._source = source if source is not None else 'a callback'
+
+    def request(self, source: Any = None) -> None:
+        """Ask for a tick soon (from any callback; cheap, coalescing).
+
+        ``source`` (the behaviour or topic asking) is kept for the debug log only.
+        """
         if self._heartbeat is None:  # destroyed
             return
+        self._note(source)
         executor = self._node.executor
         if executor is None:
             # not spinning yet: a due timer ticks on the first spin. Not a wake-up latency
@@ -216,7 +234,7 @@ class EventTicker:
             self._pending = True
             executor.create_task(self._on_request)
 
-    def request_now(self) -> None:
+    def request_now(self, source: Any = None) -> None:
         """Tick at once if allowed, else as :meth:`request` (from a finished callback only).
 
         For callbacks that have done all their work when they ask (the blackboard feed's
@@ -224,8 +242,9 @@ class EventTicker:
         :meth:`request`.
         """
         if self._ticking or self._heartbeat is None or self._node.executor is None:
-            self.request()
+            self.request(source)
             return
+        self._note(source)
         if self.requested_at is None:
             self.requested_at = time.monotonic()
         self.kick()
@@ -235,6 +254,10 @@ class EventTicker:
         # no request left: a tick since (request_now, a deadline) has answered it
         if self._heartbeat is not None and self.requested_at is not None:
             self.kick()
+
+    def _kick_for(self, trigger: str) -> None:
+        self._trigger = self._trigger or trigger
+        self.kick()
 
     def kick(self) -> None:
         """Tick now if the rate cap allows, else at the earliest allowed moment."""
@@ -252,10 +275,42 @@ class EventTicker:
     def ticked(self, start: float) -> Optional[float]:
         """Note a tick that started at ``start`` (monotonic); return its wake latency."""
         self.last_tick = start
+        trigger = 'request' if self._source is not None else (self._trigger or 'again')
+        self.reason = (trigger, self._source, self._requests)
+        self._source, self._requests, self._trigger = None, 0, ''
         requested, self.requested_at = self.requested_at, None
         if self._heartbeat is not None:
             self._heartbeat.reset()
         return None if requested is None else max(0.0, start - requested)
+
+    def why(self, name: Callable[[Any], str] = str) -> str:
+        """Describe why the last tick happened (``name`` renders a requester)."""
+        trigger, source, requests = self.reason
+        if trigger == 'request':
+            more = f' (+{requests - 1} more requests)' if requests > 1 else ''
+            return f'requested by {name(source)}{more}'
+        return {'start': 'the first tick', 'heartbeat': f'heartbeat ({self.heartbeat:g} s '
+                'without a tick)', 'deadline': 'a time-based node or max_age deadline',
+                'again': 'the last tick had not settled'}.get(trigger, trigger)
+
+    def explain(self, record: Any, name: Callable[[Any], str], *, settled: bool,
+                deadline: Optional[float]) -> str:
+        """Describe a tick and what was planned after it, for the debug log.
+
+        Args:
+            record: the tick's TickRecord
+            name: renders a requester (a leaf's node path, a topic)
+            settled: whether the tick moved nothing (no transition, no write)
+            deadline: the next deadline of a time-based node (node-clock seconds)
+        """
+        if not settled:
+            plan = 'not settled: ticking again'
+        elif deadline is not None:
+            plan = f'settled: next tick at a deadline in {deadline - record.time:.3f} s'
+        else:
+            plan = f'settled: sleeping until a request or the {self.heartbeat:g} s heartbeat'
+        return (f'#{record.tick} {self.why(name)}: root {record.root_status.name}, '
+                f'{len(record.transitions)} transitions; {plan}')
 
     def plan(self, *, again: bool, deadline: Optional[float]) -> None:
         """After a tick: tick ``again`` soon, and/or at ``deadline`` (node-clock seconds)."""
@@ -292,15 +347,34 @@ class PeriodicTicker:
         self.period = 1.0 / rate
         self._timer = node.create_timer(self.period, tick)
 
-    def request(self) -> None:
+    def request(self, source: Any = None) -> None:
         """Periodic ticking ignores requests: the next tick comes anyway."""
 
-    def request_now(self) -> None:
+    def request_now(self, source: Any = None) -> None:
         """Ignored, as :meth:`request`."""
 
     def ticked(self, start: float) -> Optional[float]:
         """Nothing to note; no wake latency."""
         return None
+
+    def explain(self, record: Any, name: Callable[[Any], str], *, settled: bool,
+                deadline: Optional[float]) -> str:
+        """Describe a tick and what was planned after it, for the debug log.
+
+        Args:
+            record: the tick's TickRecord
+            name: renders a requester (a leaf's node path, a topic)
+            settled: whether the tick moved nothing (no transition, no write)
+            deadline: the next deadline of a time-based node (node-clock seconds)
+        """
+        if not settled:
+            plan = 'not settled: ticking again'
+        elif deadline is not None:
+            plan = f'settled: next tick at a deadline in {deadline - record.time:.3f} s'
+        else:
+            plan = f'settled: sleeping until a request or the {self.heartbeat:g} s heartbeat'
+        return (f'#{record.tick} {self.why(name)}: root {record.root_status.name}, '
+                f'{len(record.transitions)} transitions; {plan}')
 
     def plan(self, *, again: bool, deadline: Optional[float]) -> None:
         """Nothing to plan: the timer ticks anyway."""

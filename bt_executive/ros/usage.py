@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The executive's command line: ``executive --help`` and arguments outside ``--ros-args``.
 
 The executive is configured with ROS parameters only; what the command line takes besides

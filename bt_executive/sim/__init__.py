@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The built-in simulated robot: a deterministic unicycle with battery, dock and navigation.
 
 Modules:

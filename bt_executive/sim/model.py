@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The pure simulation behind ``sim_robot``: a unicycle robot with battery, dock and navigation.
 
 No ROS import: the ROS node (:mod:`bt_executive.sim.robot`) feeds commands in and steps the

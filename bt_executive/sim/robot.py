@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The built-in simulated robot as a ROS 2 node: ``sim_robot`` (see docs/sim_robot.md).
 
 ``sim_robot --ros-args --params-file config/sim_robot.yaml -r __ns:=/robot1``
@@ -355,13 +357,14 @@ class SimRobot(Node):
 
 
 def main(args: Optional[list[str]] = None) -> int:
-    """Run the simulated robot until SIGINT or SIGTERM.
+    """Run the simulated robot until SIGINT, SIGTERM or SIGHUP.
 
     Args:
         args: Command line (ROS arguments); None uses ``sys.argv``.
 
     Returns:
-        0 on a normal end (including SIGINT/SIGTERM); 1 if the parameters are invalid.
+        0 on a normal end (including SIGINT/SIGTERM/SIGHUP, as ROS nodes do); 1 if the
+        parameters are invalid, or if releasing ROS entities hangs (the exit watchdog).
     """
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     received: list[int] = []
@@ -369,7 +372,7 @@ def main(args: Optional[list[str]] = None) -> int:
     def on_signal(signum: int, frame: Any) -> None:
         received.append(signum)
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, on_signal)
     node: Optional[SimRobot] = None
     executor = SingleThreadedExecutor()
@@ -386,7 +389,7 @@ def main(args: Optional[list[str]] = None) -> int:
         pass
     finally:
         # the robot stops with this process; releasing ROS entities can block under load
-        watchdog = ExitWatchdog(CLEANUP_TIMEOUT, 0 if node is not None else 1)
+        watchdog = ExitWatchdog(CLEANUP_TIMEOUT)
         if node is not None:
             executor.remove_node(node)
             node.destroy_node()

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """``bt-executive watch``: the live tree of a running executive, in a terminal.
 
 Subscribes to the executive's latched ``~/snapshot`` topic and shows it with ``rich``

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """``bt-executive view``: the live tree of a running executive in a web browser.
 
 A :class:`~bt_executive.ros.listener.SnapshotListener` (its own rclpy context, spun in a

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures shared by the ROS tests: a private ROS environment, peer servers, executives.
 
 Also the view server fed by a bare hub that the web viewer tests share (no ROS).

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """An Executive hosted in the test process: its own context and executor, spun by the test.
 
 Shared by the executive, snapshot-topic and other in-process tests; the executor is spun

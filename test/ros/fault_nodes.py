@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Node types that misbehave on purpose, for the fault tests (never in the real catalogue).
 
 ``fault_registry(base)`` returns ``base`` (default: the catalogue with the real ROS leaves)

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The Action leaf against a real test_msgs/action/Fibonacci server in a subprocess.
 
 Every test ticks a tree with the real leaves in the test thread, interleaved with

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Smoke test of the benchmark suite's multi-process parts (bench/run.py --quick).
 
 Runs the latency, idle, start-up and scale benchmarks once with their quick (tiny)

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Event-driven ticking: the tree ticks on what it depends on, and only then.
 
 Each test runs the executive in-process (``tick_mode: event``) with a heartbeat so long

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The executive's errors: located, one line each, never a traceback; ``--help`` starts no node.
 
 The command-line cases run the real ``executive`` entry point as a subprocess; the swap

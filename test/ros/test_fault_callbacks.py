@@ -1,12 +1,13 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """A ROS callback that raises does not stop the executive: it logs the error and keeps going.
 
 The executor hands a callback's exception to the loop that spins it; the executive's main
 loop logs it (traceback once per distinct error, repeats counted in ~/status) and spins on.
 The real executive process runs a plugin leaf whose subscription callback always raises.
 
-At exit, once the goals are cancelled, releasing ROS entities was seen to block for good
-under heavy load; an exit watchdog (bt_executive/ros/watchdog.py) then ends the process
-with its exit status. The last two tests run it in real subprocesses.
+(The exit watchdog, which ends a process whose shutdown blocks, is tested in
+test/test_watchdog.py.)
 """
 
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from typing import Any
 import uuid
 
 from executive_host import write_tree
-from helpers import run_python, SpawnedProcess, wait_for
+from helpers import SpawnedProcess, wait_for
 import pytest
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -65,7 +66,7 @@ def test_a_raising_subscription_callback_is_logged_once_and_the_tree_goes_on(
     assert executive.popen.poll() is None, 'the executive exited'
 
     executive.popen.send_signal(signal.SIGINT)
-    assert executive.popen.wait(TIMEOUT) == 128 + signal.SIGINT
+    assert executive.popen.wait(TIMEOUT) == 0
     stderr = executive.stderr_text()
     assert 1 <= statuses[-1]['callback_errors'] <= MESSAGES, statuses[-1]
     assert stderr.count('Traceback (most recent call last)') == 1, stderr
@@ -104,30 +105,3 @@ def test_each_distinct_error_is_logged_with_its_traceback_once_and_repeats_are_c
     assert tenth.endswith(' 10 times') and hundredth.endswith(' 100 times')
     assert 'Traceback' not in tenth + hundredth
     assert other.startswith('a ROS callback raised ValueError: other at ')
-
-
-def test_a_shutdown_that_blocks_ends_the_process_with_its_exit_status():
-    # the last steps of shutdown (rclpy entity release) once blocked for good under load;
-    # the watchdog ends the process with the status it was going to return
-    import time
-
-    script = ('import time\n'
-              'from bt_executive.ros.watchdog import ExitWatchdog\n'
-              'ExitWatchdog(0.5, 130)\n'
-              'time.sleep(60)\n')
-    start = time.monotonic()
-    process = run_python(script, timeout=30)
-    assert process.returncode == 130, process.stderr
-    assert time.monotonic() - start < 20.0
-    assert 'releasing ROS entities took longer than 0.5 s at exit' in process.stderr
-
-
-def test_a_shutdown_in_time_keeps_the_process_running():
-    script = ('import time\n'
-              'from bt_executive.ros.watchdog import ExitWatchdog\n'
-              'ExitWatchdog(0.3, 130).cancel()\n'
-              'time.sleep(1.0)\n'
-              'print("still here")\n')
-    process = run_python(script, timeout=30)
-    assert process.returncode == 0, process.stderr
-    assert process.stdout.strip() == 'still here'

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Nodes of our own catalogue run unguarded; the first exception guards them on the spot.
 
 bt_executive and py_trees node types are not wrapped at build time (a guard costs about a

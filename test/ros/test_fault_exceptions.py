@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """A node that raises fails alone: the tree and the executive keep going, the log says why once.
 
 The guard (``bt_executive.core.builder.FaultGuard``) is core code, tested first without ROS;
@@ -216,7 +218,7 @@ def test_the_executive_process_logs_the_traceback_once_and_keeps_running(
     assert statuses[-1]['root_status'] == 'RUNNING'
     assert statuses[-1]['active'] == ['Main/root', 'Main/root/keep going']
     executive.popen.send_signal(signal.SIGINT)
-    assert executive.popen.wait(TIMEOUT) == 128 + signal.SIGINT
+    assert executive.popen.wait(TIMEOUT) == 0
     stderr = executive.stderr_text()
     assert stderr.count('Traceback (most recent call last)') == 2, stderr
     assert stderr.count('Main/root/broken: update() raised RuntimeError: '

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """A topic the tree reads, flooded at 1 kHz from another process: the tick keeps its pace.
 
 The executive runs as a real process; a peer publishes std_msgs/Int64 (a counter) at

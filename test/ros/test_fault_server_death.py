@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Servers killed with SIGKILL while their goal or request is in flight, with no timeout.
 
 Real peers in subprocesses, the executive in-process (``executive_host``), observed

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Servers and publishers that die, hang or go silent while the executive runs.
 
 Real peers in subprocesses (killed with SIGKILL, restarted), the executive in-process

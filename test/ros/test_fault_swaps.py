@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Swap storms and bad trees: nothing may leak, nothing may keep running, errors say where.
 
 A storm is 100 tree swaps in a row on an in-process executive, alternating between two

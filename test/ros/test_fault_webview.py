@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The web viewer under many short-lived, rude clients: no thread or descriptor leaks.
 
 What test_webview.py already covers is not repeated here (127.0.0.1 by default, read-only

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Unit tests of the blackboard feed (bt_executive/ros/subscriptions.py), in-process.
 
 Parsing the ``subscriptions:`` section needs no ROS. The feed itself runs on a stand-in
@@ -143,7 +145,8 @@ class Feed:
 
     def watch(self, **readers: list[Optional[Callable[[Any], Any]]]) -> None:
         """Watch ``readers`` (per key: probes, None for a reader without one)."""
-        def wake() -> None:
+        def wake(spec: SubscriptionSpec) -> None:  # the subscription whose message matters
+            assert isinstance(spec, SubscriptionSpec)
             self.wakes += 1
 
         self.feed.watch(readers, wake)

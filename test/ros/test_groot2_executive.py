@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The executive serving Groot2 (groot2_port): live statuses, tree swaps, start and stop.
 
 The executive runs in-process on its own context (``executive_host.Host``) or, for the

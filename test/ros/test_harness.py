@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Tests proving the ROS test harness works: peers as subprocesses, fixtures, event waits.
 
 Each test starts a peer script from ``test/ros/peers`` with the ``spawn`` fixture, talks

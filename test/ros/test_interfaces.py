@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Tests for bt_executive.ros.interfaces: type resolution and dict <-> message conversion.
 
 These need the ROS message packages (Python classes only), but no DDS traffic.

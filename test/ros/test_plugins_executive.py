@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The executive runs plugin node types: the example package of docs/plugins.md, for real.
 
 ``plugin_package`` builds the package from the page and makes its egg-info (the entry

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The README's complete ROS example runs as written against the built-in sim."""
 
 from collections.abc import Callable

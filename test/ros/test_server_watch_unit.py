@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Unit tests of ServerWatch (bt_executive/ros/leaves/common.py): the graph is faked.
 
 The watch is driven with a hand-moved clock and graph functions that return what the

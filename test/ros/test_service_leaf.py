@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The Service leaf against a real std_srvs/srv/Trigger server in a subprocess.
 
 The server (``peers/trigger_server.py``) also serves test_msgs/srv/BasicTypes on

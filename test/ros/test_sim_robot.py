@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Integration tests of the simulated robot (``bt_executive/sim/robot.py``) as a real process.
 
 Each test starts the sim with the ``spawn`` fixture in a namespace of its own, owning

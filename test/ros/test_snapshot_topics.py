@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The executive's ~/snapshot and ~/events topics.
 
 The executive runs in-process on its own context; most tests tick it by hand

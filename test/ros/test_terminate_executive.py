@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The executive with Terminate and pause: what a real peer sees and what ~/status says.
 
 The executive runs in-process and is ticked by hand (``manual``); the subscriber is a

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Event ticking does not grow the process, however many times its timers are re-armed.
 
 Two rclpy behaviours can make an event-driven executive grow: a timer created per arming

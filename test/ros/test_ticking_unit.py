@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Unit tests of when the executive ticks (bt_executive/ros/ticking.py), on manual clocks.
 
 The tickers run on a stand-in node whose timers and executor tasks fire only when the test

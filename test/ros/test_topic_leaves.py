@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """TopicCondition, WaitForMessage and Publish with real DDS traffic.
 
 The test's own node publishes and subscribes (the leaves run on the same node, as the

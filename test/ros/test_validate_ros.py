@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """``bt-executive validate`` finds what the executive finds when it loads a file.
 
 With rclpy and the message packages importable, ``validate`` runs the tree host's load

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """``bt-executive watch`` in a pseudo-terminal against an in-process executive.
 
 The watcher is a real subprocess whose stdout is a pty (Python's ``pty`` module: no

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """``bt-executive view``: the HTTP server, the event stream and the page in a real browser.
 
 The server tests feed a :class:`SnapshotHub` directly (no ROS). The browser tests run an

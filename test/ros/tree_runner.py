@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Run trees with the real ROS leaves in a test, the way the executive does.
 
 The tree is ticked in the test thread, interleaved with ``spin_once`` of a

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """A small, safe expression language for conditions and values in tree files.
 
 Tree files hold expressions such as ``battery.percentage < 0.2 and not estop``. This

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The two errors of the expression language: one for parsing, one for evaluating."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The public face of the expression language: :class:`Expression` and :func:`parse`."""
 
 from __future__ import annotations

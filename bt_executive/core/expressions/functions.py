@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The functions that expressions may call by default, each with bounded cost."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The tokenizer of the expression language: text to a list of tokens with columns."""
 
 from __future__ import annotations

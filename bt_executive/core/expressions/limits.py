@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The safety limits of the expression language: text size, nesting and value size."""
 
 MAX_LENGTH = 2000

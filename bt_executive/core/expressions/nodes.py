@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The syntax tree of the expression language: small immutable nodes that evaluate.
 
 Each node evaluates itself against a lookup of root names, renders its canonical text

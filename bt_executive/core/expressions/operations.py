@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The operations of the language on evaluated values, with their safety rules.
 
 Arithmetic refuses results that grow too large, comparisons and ``in`` turn Python's

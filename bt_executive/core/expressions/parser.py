@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The recursive-descent parser of the expression language: tokens to a syntax tree.
 
 Grammar, from the lowest precedence to the highest::

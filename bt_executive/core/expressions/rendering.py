@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Readable text for values: literal quoting and short previews for error messages."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """BehaviorTree.CPP v4 XML: export trees for BT.CPP and Groot2, import BT.CPP XML as YAML.
 
 The package, one module per job:

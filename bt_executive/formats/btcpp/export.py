@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Export trees as BehaviorTree.CPP v4 XML for BT.CPP and Groot2, built with ElementTree.
 
 :func:`export_element` builds the document as an :class:`xml.etree.ElementTree.Element`

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Import BT.CPP v4 XML as our YAML: a safe, located XML reader and the conversion.
 
 :func:`parse_xml` reads XML with expat, refusing DTDs and entities, bounded in size and

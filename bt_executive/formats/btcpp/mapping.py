@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """BT.CPP v4 values and node mapping: port strings, and our node types as BT.CPP built-ins.
 
 A port value is a string; :func:`encode_value` and :func:`decode_value` translate our

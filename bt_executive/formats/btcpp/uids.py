@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """BT.CPP uids of a tree's nodes, as BT.CPP numbers them (Groot2 addresses nodes by uid).
 
 No ROS imports here.

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Write imported trees as YAML: nodes in our short form, node mappings in block style.
 
 No ROS imports here: this is the core layer.

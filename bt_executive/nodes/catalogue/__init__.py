@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The node catalogue: every node type a tree file may use, with its factory.
 
 py_trees' own composites, decorators and behaviours are used wherever they have the

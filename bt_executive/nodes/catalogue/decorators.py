@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The decorator node types of the catalogue, with their factories."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The leaf node types of the catalogue (ROS leaves aside), with their factories."""
 
 from __future__ import annotations
@@ -41,10 +43,10 @@ def _wait(ctx: BuildContext, name: str, params: Params,
 
 
 def _log(ctx: BuildContext, name: str, params: Params, children: list[Behaviour]) -> Behaviour:
-    """Build a Log whose message is evaluated on each tick."""
+    """Build a Log whose message is evaluated on each tick, written to the context's log."""
     level = params['level']
     message = params.getter('message')
-    return Log(name, message=lambda: str(message()), level=level)
+    return Log(name, message=lambda: str(message()), level=level, sink=ctx.log)
 
 
 def _terminate(ctx: BuildContext, name: str, params: Params,
@@ -192,7 +194,9 @@ def leaf_types() -> list[NodeType]:
             category=Category.LEAF,
             doc=('Logs the message (evaluated on each tick) and returns SUCCESS; FAILURE, with '
                  'the reason, when the message cannot be evaluated (e.g. it reads a missing '
-                 'key).'),
+                 "key). In the executive the line goes to the node's ROS logger at `level` "
+                 '(console, /rosout, rqt_console); offline to the Python logger '
+                 '`bt_executive.tree`.'),
             params=(
                 P('message', T.ANY, 'text, $reference or ${expression}', dynamic=True),
                 P('level', T.ENUM, 'log level', 'info',

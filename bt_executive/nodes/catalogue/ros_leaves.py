@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ROS leaf node types of the catalogue, built as offline stubs.
 
 The declarations let files that use ROS leaves validate and render without ROS; the ROS

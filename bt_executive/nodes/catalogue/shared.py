@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Shorthands and declarations shared by the modules of the catalogue."""
 
 from __future__ import annotations

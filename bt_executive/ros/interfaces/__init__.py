@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Resolve ROS interface types by name and convert between plain data and messages.
 
 This package is the only place in bt_executive that turns a type string such as

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Convert between plain data and ROS messages, checking every value.
 
 Conversion is strict because the generated message classes are not: unless the environment

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Field types of generated message classes: the basic types and parsed field specs.
 
 ``get_fields_and_field_types()`` of a generated class gives each field's type as a string

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Interface type strings: parse them, resolve them to classes, and pick message parts.
 
 Type strings always have three parts, ``package/kind/Name``, with ``kind`` one of ``msg``,

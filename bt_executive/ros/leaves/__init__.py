@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The real ROS leaves: py_trees behaviours for actions, services and topics.
 
 :data:`FACTORIES` maps the ROS node types of the catalogue (``Action``, ``Service``,

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ``Action`` leaf: a ROS action client that follows one goal per run."""
 
 from __future__ import annotations
@@ -180,6 +182,7 @@ class ActionLeaf(RosLeaf):
         self._active = True
         self._watch.start(now)
         future.add_done_callback(functools.partial(self._on_goal_response, generation))
+        self.note(f'goal sent to {self.server_name}')
         return self.running(f'goal sent to {self.server_name}')
 
     def _lost(self) -> Status:
@@ -207,6 +210,7 @@ class ActionLeaf(RosLeaf):
                 self._cancel(self._goal_handle)
         elif self._goal_future is not None:
             self._doomed.append((self._goal_future, Future()))
+            self.note('halted before the goal response: cancelling the goal once answered')
 
     def _cancel(self, goal_handle: Any, *, follow: bool = False) -> None:
         """Request a cancel; with ``follow``, also request the result nobody asked for.
@@ -217,6 +221,7 @@ class ActionLeaf(RosLeaf):
         if self.client is None:
             return
         future = goal_handle.cancel_goal_async()
+        self.note(f'cancel requested from {self.server_name}')
         self._cancels.append(future)
         future.add_done_callback(self._on_cancel_response)
         if follow:

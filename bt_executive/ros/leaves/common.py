@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """What every ROS leaf shares: the :class:`RosLeaf` base, constants and small helpers."""
 
 from __future__ import annotations
@@ -148,7 +150,7 @@ class RosLeaf(py_trees.behaviour.Behaviour):
         self.lookup = lookup
         self.node: Any = None
         self.is_shut_down = False
-        self._request_tick: Optional[Callable[[], None]] = None
+        self._request_tick: Optional[Callable[[Any], None]] = None
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -202,7 +204,16 @@ class RosLeaf(py_trees.behaviour.Behaviour):
         """
         request = self._request_tick
         if request is not None:
-            request()
+            request(self)
+
+    def note(self, text: str) -> None:
+        """Write a rate-limited debug line about a decision (a goal sent, a cancel).
+
+        Goes to the executive's debug log (``note_decision``); a no-op on other nodes.
+        """
+        note = getattr(self.node, 'note_decision', None)
+        if note is not None:
+            note(self, text)
 
     def wake_at(self) -> Optional[float]:
         """Return the node-clock time at which this leaf must be ticked again, if any."""

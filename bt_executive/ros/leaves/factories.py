@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The factories of the ROS node types (:data:`FACTORIES`) and :func:`check_leaf`."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ``Publish`` leaf: one message per tick on a topic."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ``Service`` leaf: a ROS service client, one call per run."""
 
 from __future__ import annotations
@@ -103,6 +105,7 @@ class ServiceLeaf(RosLeaf):
             self._future.add_done_callback(self.wake)
             self._sent_at = now
             self._watch.start(now)
+            self.note(f'request sent to {self.service_name}')
             return self.running(f'called {self.service_name}')
         if not self._future.done():
             if self.timeout > 0 and now - self._sent_at >= self.timeout:

@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Leaves on one subscription: ``TopicCondition`` and ``WaitForMessage``."""
 
 from __future__ import annotations

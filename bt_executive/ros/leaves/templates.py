@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """Message templates: goals, requests and fields written in YAML, built at tick time."""
 
 from __future__ import annotations

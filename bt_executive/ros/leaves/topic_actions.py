@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The ``TopicAction`` leaf: a goal run over plain topics (publish, follow, cancel)."""
 
 from __future__ import annotations
@@ -151,6 +153,7 @@ class TopicActionLeaf(RosLeaf):
         try:
             self.cancel_publisher.publish(
                 self.cancel.build(_lookup_with('goal', self._sent, self.lookup)))
+            self.note(f'cancel sent on {self.cancel_topic}')
         except ValueError as error:
             self.node.get_logger().error(f'{self.name}: cannot cancel: {error}')
         self._sent = None
@@ -205,6 +208,7 @@ class TopicActionLeaf(RosLeaf):
         self._sent_at = now
         self._watch.start(now)
         self.goal_publisher.publish(goal)
+        self.note(f'goal sent on {self.goal_topic}')
         return self.running(f'goal sent on {self.goal_topic}')
 
 

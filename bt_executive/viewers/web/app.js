@@ -1,3 +1,5 @@
+// Copyright 2026 bt_executive developers
+// SPDX-License-Identifier: Apache-2.0
 // bt-executive view: renders the executive's snapshots (docs/snapshots.md) live.
 //
 // The first snapshot comes from GET /snapshot, the following ones from the Server-Sent

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """The real executive (``bt_executive.ros.executive.main``) with the fault node types.
 
 Usage: exactly like the executive, e.g. ``fault_executive.py --ros-args -p tree_file:=t.yaml``.

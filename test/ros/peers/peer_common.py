@@ -1,3 +1,5 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """What the peer scripts share: start-up, event reporting, signal handling, the serve loop.
 
 The peers run as scripts (``python peers/<name>.py``), so this folder is on their

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """A steady publisher run as a peer process by tests: a battery, a counter, or a flood.
 
 Usage::

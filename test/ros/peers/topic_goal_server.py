@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
 """A goal server over plain topics (for the TopicAction leaf), run as a peer process by tests.
 
 Usage::

@@ -1,0 +1,59 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""package.xml declares what the code imports, so rosdep installs everything it needs.
+
+Every top-level module imported by the package and the launch file (outside the
+standard library) must be an ``exec_depend`` (under its rosdep key), and every
+``exec_depend`` must be used: imported, or one of the tools listed here with its reason.
+"""
+
+import ast
+import pathlib
+import sys
+import xml.etree.ElementTree as ElementTree
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: Import names whose rosdep key differs.
+ROSDEP_KEYS = {'yaml': 'python3-yaml', 'rich': 'python3-rich', 'zmq': 'python3-zmq',
+               'msgpack': 'python3-msgpack'}
+#: Imports that are optional at run time (guarded by ``except ImportError``).
+OPTIONAL = {'py_trees_ros': 'the ~/snapshots stream for py_trees_ros viewers',
+            'py_trees_ros_interfaces': 'the ~/snapshots stream for py_trees_ros viewers'}
+#: Dependencies used without an import.
+TOOLS = {'ros2launch': '`ros2 launch bt_executive patrol.launch.py`',
+         'graphviz': "`bt-executive render` runs Graphviz's dot when graphviz-pure is absent"}
+
+
+def imports() -> set[str]:
+    names = set()
+    files = [*(ROOT / 'bt_executive').rglob('*.py'), *(ROOT / 'launch').glob('*.py')]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split('.')[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split('.')[0])
+    return names - set(sys.stdlib_module_names) - {'bt_executive'}
+
+
+def declared(kind: str) -> list[str]:
+    package = ElementTree.parse(ROOT / 'package.xml').getroot()
+    return [element.text for element in package.iter(kind)]
+
+
+def test_every_import_is_an_exec_depend():
+    needed = {ROSDEP_KEYS.get(name, name) for name in imports() - set(OPTIONAL)}
+    missing = sorted(needed - set(declared('exec_depend')))
+    assert not missing, f'add <exec_depend> to package.xml for: {missing}'
+
+
+def test_every_exec_depend_is_used():
+    used = {ROSDEP_KEYS.get(name, name) for name in imports()} | set(TOOLS)
+    unused = sorted(set(declared('exec_depend')) - used)
+    assert not unused, f'package.xml declares exec_depends nothing uses: {unused}'
+
+
+def test_the_launch_file_dependencies_are_declared():
+    for name in ('launch', 'launch_ros', 'ament_index_python', 'ros2launch'):
+        assert name in declared('exec_depend'), name
+    assert len(declared('exec_depend')) == len(set(declared('exec_depend')))
