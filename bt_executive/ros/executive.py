@@ -18,7 +18,7 @@ from bt_executive.core.registry import Registry
 from bt_executive.nodes.plugins import installed_registry
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder, to_json
-from bt_executive.ros import interfaces, leaves
+from bt_executive.ros import interfaces, leaves, streams
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.simclock import SimClockCheck
@@ -40,12 +40,6 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.utilities import remove_ros_args
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
-
-try:  # optional: py_trees_ros viewers (not on PyPI, so absent in the pip-only setup)
-    from py_trees_ros import conversions as py_trees_ros_conversions
-    from py_trees_ros_interfaces.msg import BehaviourTree as PyTreesRosTree
-except ImportError:
-    py_trees_ros_conversions = None
 
 #: Parameters that select the tree; setting either swaps the running tree.
 TREE_PARAMETERS = ('tree_file', 'tree_name')
@@ -182,8 +176,8 @@ class Executive(Node):
         self._events_publisher = self.create_publisher(String, '~/events', QoSProfile(
             depth=100, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        self._py_trees_ros_stream = None if py_trees_ros_conversions is None else \
-            PyTreesRosStream(self, lambda: self.host.tree)
+        self._py_trees_ros_stream = None if not streams.AVAILABLE else \
+            streams.PyTreesRosStream(self, lambda: self.host.tree)
         for name, handler in (('pause', self._srv_pause), ('resume', self._srv_resume),
                               ('reset', self._srv_reset), ('reload', self._srv_reload)):
             self.create_service(Trigger, f'~/{name}', handler)
@@ -593,30 +587,6 @@ class Executive(Node):
             self.groot2.close()
             self.groot2 = None
         super().destroy_node()
-
-
-class PyTreesRosStream:
-    """Publish the tree as py_trees_ros_interfaces/BehaviourTree after ticks that moved it.
-
-    An observer of the tree's records; only made where py_trees_ros is installed.
-    """
-
-    def __init__(self, node: Node, tree: Callable[[], Optional[LoadedTree]]) -> None:
-        self._tree = tree
-        self._publisher = node.create_publisher(PyTreesRosTree, '~/snapshots',
-                                                qos_profile('latched'))
-
-    def on_tick(self, record: TickRecord) -> None:
-        """Publish the whole tree when the record changed a status or a message."""
-        tree = self._tree()
-        if not record.changes or tree is None:
-            return
-        behaviours = []
-        for behaviour in tree.root.iterate():
-            message = py_trees_ros_conversions.behaviour_to_msg(behaviour)
-            message.is_active = behaviour.status is not Status.INVALID
-            behaviours.append(message)
-        self._publisher.publish(PyTreesRosTree(behaviours=behaviours))
 
 
 def _rounded(seconds: Optional[float]) -> Optional[float]:
