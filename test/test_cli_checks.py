@@ -130,6 +130,13 @@ def test_the_shipped_configs_have_no_warnings():
         assert document.warnings == [], name
 
 
+def test_validate_of_the_shipped_patrol_warns_about_nothing():
+    # the command's registry (catalogue + plugins) must keep the catalogue's section keys
+    result = run('validate', str(ROOT / 'config' / 'patrol.yaml'))
+    assert result.returncode == 0, result.stderr
+    assert 'warning' not in result.stdout + result.stderr, result.stdout + result.stderr
+
+
 def test_validate_prints_warnings_and_passes(tmp_path):
     path = write(tmp_path, 'blackboard: {battery: 1}\ntrees:\n  Main:\n'
                            '    Condition: batery > 0\n')

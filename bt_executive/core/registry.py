@@ -208,6 +208,10 @@ class Registry:
         for name in (node_type.name, *node_type.aliases):
             self._by_name[name] = node_type
 
+    def copy(self) -> 'Registry':
+        """Return a copy (the same types, sections and section keys) to register more in."""
+        return self.with_factories({})
+
     def with_factories(self, factories: dict[str, Factory]) -> 'Registry':
         """Return a copy whose named types use the given factories (e.g. real ROS leaves)."""
         copy = Registry(sections=self.sections, section_keys=self.section_keys)

@@ -171,7 +171,7 @@ class Plugins:
             offline: replace the plugins' ROS leaves (``ros=True``) by stubs, as the
                 catalogue's own are until the ROS layer supplies real factories
         """
-        registry = Registry(base.types(), sections=base.sections)
+        registry = base.copy()
         for plugin_type in self.types:
             node_type = plugin_type.node_type
             if offline and node_type.ros and node_type.category is Category.LEAF:

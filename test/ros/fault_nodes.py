@@ -166,7 +166,7 @@ def fault_registry(base: Optional[Registry] = None) -> Registry:
     if base is None:
         from bt_executive.ros.executive import ros_registry
         base = ros_registry()
-    registry = Registry(base.types(), sections=base.sections)
+    registry = base.copy()
     for node_type in FAULT_TYPES:
         registry.register(node_type)
     return registry
