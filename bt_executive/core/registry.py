@@ -210,7 +210,8 @@ class Registry:
 
     def copy(self) -> 'Registry':
         """Return a copy (the same types, sections and section keys) to register more in."""
-        return self.with_factories({})
+        return Registry(self._types.values(), sections=self.sections,
+                        section_keys=self.section_keys)
 
     def with_factories(self, factories: dict[str, Factory]) -> 'Registry':
         """Return a copy whose named types use the given factories (e.g. real ROS leaves)."""
