@@ -21,6 +21,7 @@ from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuild
 from bt_executive.ros import interfaces, leaves, streams
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
+from bt_executive.ros.leaves.backoff import PARAMETERS as BACKOFF_PARAMETERS
 from bt_executive.ros.simclock import SimClockCheck
 from bt_executive.ros.spin import CallbackFaults, make_executor, SignalWaker, StartInterrupted
 from bt_executive.ros.subscriptions import qos_profile
@@ -100,6 +101,7 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
                     True),
     'groot2_address': ('127.0.0.1', 'address the Groot2 server binds (default loopback; only '
                        "an explicit '0.0.0.0' opens every interface)", None, True),
+    **BACKOFF_PARAMETERS,  # backoff, backoff_max: failing ROS leaves wait before resending
 }
 
 
@@ -122,6 +124,8 @@ class Executive(Node):
         groot2_port (int): serve the Groot2 monitoring protocol on this TCP port (0 = off;
         read at start; docs/groot2.md)
         groot2_address (string): the address the Groot2 server binds ('127.0.0.1')
+        backoff, backoff_max (double): a failed ROS leaf's next goal waits backoff s,
+        doubled per further failure up to backoff_max (bt_executive/ros/leaves/backoff.py)
 
     ROS Publishers:
         ~/status (std_msgs/String, latched): JSON with tree, file, root status, tick
@@ -450,6 +454,7 @@ class Executive(Node):
             'paused': self.host.paused,
             'terminated': self.terminated,
             'last_failure': self.last_failure,
+            'backing_off': self.host.backing_off(),
             'tick_duration_ms': round(self.tick_duration * 1000.0, 3),
             'tick_mode': self._param('tick_mode'),
             'timing': self.timing.summary(),

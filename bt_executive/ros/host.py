@@ -28,6 +28,7 @@ from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import active_path, failure_reason
 from bt_executive.ros.checks import check_ros
 from bt_executive.ros.debuglog import DebugLog
+from bt_executive.ros.leaves import backoff
 from bt_executive.ros.subscriptions import BlackboardFeed
 import py_trees
 from py_trees.common import Status
@@ -62,6 +63,7 @@ class LoadedTree:
         """Return the ``wake_at`` methods of the time-based behaviours (and the feed)."""
         methods = [behaviour.wake_at for behaviour in self.root.iterate()
                    if callable(getattr(behaviour, 'wake_at', None))]
+        methods += [waiting.wake_at for waiting in backoff.backoffs(self.root)]
         return methods + [self.feed.wake_at]
 
     def readers(self) -> dict[str, list[Optional[Callable[[Any], Any]]]]:
@@ -247,8 +249,10 @@ class TreeHost:
         """Tick the tree once (None when there is no tree or it is paused).
 
         Applies what the blackboard feed stored, ticks through the tree's runner (whose
-        observers get the record), notes a new FAILURE's reason and, when a Terminate node
-        ended the tick (the runner halted the tree), stops ticking and notes who did it.
+        observers get the record), notes the reason of a new root FAILURE or of a failed
+        leaf that talks to the robot (a branch that keeps failing shows even when a
+        fallback catches it) and, when a Terminate node ended the tick (the runner halted
+        the tree), stops ticking and notes who did it.
         """
         tree = self.tree
         if tree is None or not self.running:
@@ -256,8 +260,11 @@ class TreeHost:
         tree.feed.apply()
         record = tree.runner.tick_once(now=now)
         status = record.root_status
+        self.last_failure = backoff.leaf_failure(record, self.logger.warning) \
+            or self.last_failure
         if status is Status.FAILURE and (status is not self.last_status
-                                         or record.terminated is not None):
+                                         or record.terminated is not None
+                                         or not self.last_failure):
             self.last_failure = failure_reason(tree.root, ident=tree.built.nodes.path)
         self.last_status = status
         request = record.terminated
@@ -274,6 +281,11 @@ class TreeHost:
         """Return the node paths of the running branch, root first."""
         tree = self.tree
         return active_path(tree.root, ident=tree.built.nodes.path) if tree else []
+
+    def backing_off(self) -> dict[str, str]:
+        """Return ``node path -> reason`` of the leaves waiting out a back-off now."""
+        tree = self.tree
+        return backoff.waiting(tree.root, tree.built.nodes.path) if tree else {}
 
     # ---- runtime control -------------------------------------------------------------
 
@@ -298,6 +310,7 @@ class TreeHost:
             return False
         tree.stop()
         reset_limits(tree.root)
+        backoff.reset_backoffs(tree.root)
         py_trees.blackboard.Blackboard.storage.clear()
         apply_blackboard_defaults(tree.document)
         tree.runner.tick_count = 0

@@ -251,6 +251,8 @@ def frame(snapshot: Optional[dict[str, Any]], *, height: Optional[int] = 24,
     elif last_failure:
         footer.append([(f'last failure (tick {last_failure["tick"]}): ', DIM),
                        (last_failure['reason'], '')])
+    elif executive.get('last_failure'):  # a leaf failed though the root did not
+        footer.append([('last failure: ', DIM), (executive['last_failure'], '')])
     blackboard = snapshot.get('blackboard') or {}
     unset = snapshot.get('unset') or {}
     if blackboard or unset:

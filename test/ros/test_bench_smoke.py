@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Smoke test of the benchmark suite's multi-process parts (bench/run.py --quick).
 
-Runs the latency, idle, start-up and scale benchmarks once with their quick (tiny)
-durations as a real ``bench/run.py`` process, which starts real executives, sims and
-a reflex peer, and checks the table it prints: the header, one row per expected metric,
-four cells per row, and figures that parse. Timings are not asserted (the machine is
-shared); only that each benchmark produced a measurement.
+Runs the latency, idle, start-up, scale and goal-storm benchmarks once with their quick
+(tiny) durations as a real ``bench/run.py`` process, which starts real executives, sims,
+a reflex peer and failing servers, and checks the table it prints: the header, one row
+per expected metric, four cells per row, and figures that parse. Timings are not asserted
+(the machine is shared); only that each benchmark produced a measurement.
 """
 
 import os
@@ -21,7 +21,7 @@ import pytest
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 BENCH = pathlib.Path(__file__).resolve().parents[2] / 'bench'
-MULTI_PROCESS = ('bench_latency', 'bench_idle', 'bench_startup', 'bench_scale')
+MULTI_PROCESS = ('bench_latency', 'bench_idle', 'bench_startup', 'bench_scale', 'bench_storm')
 TIMEOUT = 150.0
 
 #: metric prefix -> pattern the 'ours' cell must match
@@ -44,6 +44,8 @@ EXPECTED = {
     'scale: robots at 10 Hz': r'N [=<] \d+',
     '  N=2: p99 jitter, worst / median executive': r'[\d.]+ / [\d.]+ ms',
     'memory: RSS per executive at N=2': r'\d+ \(\d+\) MiB',
+    'goal storm: goals/s at steady failure, Action (server rejects)': r'[\d.]+ /s',
+    '  Service (response fails)': r'[\d.]+ /s',
 }
 
 

@@ -145,7 +145,8 @@ def test_a_slow_service_fails_at_its_timeout_without_a_pile_up_of_requests(
                                    server_timeout: 10.0, timeout: 0.2}}
               - Success next
         """)
-    ex = host(tree, tick_rate=50.0)
+    # back-off off: every run calls at once, the worst case for a pile-up
+    ex = host(tree, tick_rate=50.0, backoff=0.0)
     transitions = Transitions(ros_node, ex.namespace)
     leaf = ex.executive.tree.root.children[0].children[1]
     assert leaf.name == 'slow'

@@ -102,8 +102,11 @@ def test_timeout_drops_the_request_and_the_next_run_sends_one_new_request(
     assert runner.outstanding() == []
     runner.await_event(events, 'request', count=1, timeout=ANSWER_TIMEOUT)
 
-    assert runner.tick() == Status.RUNNING  # a new run: one new request
-    runner.await_event(events, 'request', count=2, timeout=ANSWER_TIMEOUT)
+    # a new run: it waits out its back-off (RUNNING), then sends one new request
+    assert runner.tick() == Status.RUNNING
+    runner.tick_until(lambda: events.find('request', count=2), ANSWER_TIMEOUT,
+                      'the second request')
+    assert runner.status == Status.RUNNING
     runner.stop()  # halted: the second request is dropped too
     assert runner.outstanding() == []
     # Both requests are answered (1 s each); by then any extra request would have arrived.

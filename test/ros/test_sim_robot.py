@@ -409,12 +409,14 @@ def test_invalid_parameters_exit_with_status_1(spawn: Callable[..., SpawnedProce
 
 
 @pytest.mark.ros
-def test_config_file_matches_the_declared_parameters() -> None:
+@pytest.mark.parametrize('config', [CONFIG, CONFIG.with_name('sim_fast_drain.yaml')],
+                         ids=lambda path: path.name)
+def test_config_file_matches_the_declared_parameters(config: pathlib.Path) -> None:
     from bt_executive.sim.model import ModelParams
     from bt_executive.sim.robot import PARAMETERS
     import yaml
 
-    document = yaml.safe_load(CONFIG.read_text(encoding='utf-8'))
+    document = yaml.safe_load(config.read_text(encoding='utf-8'))
     assert list(document) == ['/**/sim_robot']
     values = document['/**/sim_robot']['ros__parameters']
     assert set(values) == set(PARAMETERS)

@@ -221,3 +221,19 @@ def test_frames_measure_wide_characters_and_drop_control_characters():
         lines = strip_ansi(render_frame(snapshot, width=width, height=20)).splitlines()
         assert all(cell_len(line) <= width for line in lines), (width, lines)
         assert any(line.endswith('\u2026') for line in lines), (width, lines)
+
+
+def test_a_backing_off_leaf_shows_its_reason_and_the_footer_its_last_failure():
+    reason = 'backing off 0.8 s after 3 failures: goal rejected by /dock_robot'
+    snapshot = {
+        'schema': 'bt_executive/snapshot/1', 'tree': 'Main', 'source_file': 't.yaml',
+        'revision': 1, 'seq': 1, 'root': 'Main', 'root_status': 'RUNNING',
+        'active_path': ['Main', 'Main/dock'], 'why': [], 'last_failure': None,
+        'executive': {'running': True, 'last_failure': 'Main/dock: goal rejected by /dock_robot'},
+        'nodes': [{'id': 'Main', 'type': 'Selector', 'name': 'root', 'children': ['Main/dock']},
+                  {'id': 'Main/dock', 'type': 'Action', 'name': 'dock', 'children': []}],
+        'state': {'Main': {'status': 'RUNNING'},
+                  'Main/dock': {'status': 'RUNNING', 'feedback': reason}}}
+    frame = render_frame(snapshot, color=False, width=None, height=None)
+    assert f'Action "dock" \u2014 {reason}' in frame
+    assert 'last failure: Main/dock: goal rejected by /dock_robot' in frame

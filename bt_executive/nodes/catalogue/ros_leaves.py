@@ -47,6 +47,14 @@ _COMMON_ROS = (
       '(DDS drops a crashed server after its lease: 20 s with Fast DDS defaults)', 1.0,
       minimum=0.0),
 )
+#: The back-off of the leaves that send goals or requests (bt_executive/ros/leaves/backoff.py).
+_BACKOFF = (
+    P('backoff', T.FLOAT, 'seconds the next run waits after a failure, doubled per further '
+      "failure (0: off); unset: the executive's `backoff` parameter (0.2)", None,
+      minimum=0.0),
+    P('backoff_max', T.FLOAT, "the longest back-off wait in seconds; unset: the executive's "
+      '`backoff_max` parameter (10)', None, minimum=0.0),
+)
 _QOS_CHOICES = ('reliable', 'sensor_data', 'latched')
 _QOS = P('qos', T.ENUM, 'QoS profile', 'reliable', choices=_QOS_CHOICES)
 _MSG_EXPR = P('expr', T.EXPRESSION, 'expression over `msg` and the blackboard', 'true',
@@ -132,6 +140,7 @@ def ros_leaf_types() -> list[NodeType]:
                 *_COMMON_ROS,
                 P('timeout', T.FLOAT, 'seconds until the result; 0 waits forever', 0.0,
                   minimum=0.0),
+                *_BACKOFF,
             ),
         ),
         _ros_leaf(
@@ -149,6 +158,7 @@ def ros_leaf_types() -> list[NodeType]:
                   binds=('response',)),
                 *_COMMON_ROS,
                 P('timeout', T.FLOAT, 'seconds until the response', 5.0, minimum=0.0),
+                *_BACKOFF,
             ),
         ),
         _ros_leaf(
@@ -217,6 +227,7 @@ def ros_leaf_types() -> list[NodeType]:
                 *_COMMON_ROS,
                 P('timeout', T.FLOAT, 'seconds until a result; 0 waits forever', 0.0,
                   minimum=0.0),
+                *_BACKOFF,
             ),
         ),
     ]

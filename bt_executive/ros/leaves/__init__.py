@@ -34,6 +34,7 @@ The modules, one per ROS primitive:
 * :mod:`.publishers`: ``Publish`` (publisher)
 * :mod:`.topic_actions`: ``TopicAction`` (goal over plain topics)
 * :mod:`.factories`: :data:`FACTORIES` and :func:`check_leaf`
+* :mod:`.backoff`: the back-off of the leaves that send goals or requests and keep failing
 """
 
 from bt_executive.ros.leaves.actions import ActionLeaf

@@ -4,11 +4,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, TYPE_CHECKING
 
 import py_trees
 from py_trees.common import Status
 from rclpy.task import Future
+
+if TYPE_CHECKING:
+    from bt_executive.ros.leaves.backoff import Backoff
 
 Lookup = Callable[[str], Any]
 
@@ -138,6 +141,11 @@ class RosLeaf(py_trees.behaviour.Behaviour):
     Subclasses implement :meth:`create` (make ROS entities on the node), :meth:`destroy`
     (release them) and :meth:`step` (the update once set up).
 
+    A leaf with a :attr:`backoff` (the ones that send goals or requests; see
+    :mod:`.backoff`) waits after a failure before its next run sends anything; when the
+    wait ends its ``initialise()`` is called again, so that must be safe to repeat
+    before anything was sent.
+
     Args:
         name: the behaviour's name
         kind: the node type, used in messages (``Action``, ``Service``, ...)
@@ -151,6 +159,8 @@ class RosLeaf(py_trees.behaviour.Behaviour):
         self.node: Any = None
         self.is_shut_down = False
         self._request_tick: Optional[Callable[[Any], None]] = None
+        #: holds the next run after failures (set by the factory of leaves that send)
+        self.backoff: Optional[Backoff] = None
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -190,6 +200,8 @@ class RosLeaf(py_trees.behaviour.Behaviour):
             self.feedback_message = (f'{self.kind} leaf not set up: call setup(node=...) '
                                      'before ticking')
             return Status.FAILURE
+        if self.backoff is not None:
+            return self.backoff.run()
         return self.step()
 
     def outstanding(self) -> list[Future]:

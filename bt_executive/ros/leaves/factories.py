@@ -13,6 +13,7 @@ from bt_executive.core.expressions import Expression, parse
 from bt_executive.core.spec import NodeSpec
 from bt_executive.ros import interfaces
 from bt_executive.ros.leaves.actions import ActionLeaf
+from bt_executive.ros.leaves.backoff import backing_off
 from bt_executive.ros.leaves.publishers import PublishLeaf
 from bt_executive.ros.leaves.services import ServiceLeaf
 from bt_executive.ros.leaves.subscribers import TopicConditionLeaf, WaitForMessageLeaf
@@ -135,13 +136,14 @@ def _topic_action(ctx: BuildContext, name: str, params: Params,
     return _declare_reads(ctx, leaf, names)
 
 
+#: The leaves that send goals or requests back off when they keep failing (.backoff).
 FACTORIES: dict[str, Factory] = {
-    'Action': _action,
-    'Service': _service,
+    'Action': backing_off(_action),
+    'Service': backing_off(_service),
     'TopicCondition': _topic_condition,
     'WaitForMessage': _wait_for_message,
     'Publish': _publish,
-    'TopicAction': _topic_action,
+    'TopicAction': backing_off(_topic_action),
 }
 
 

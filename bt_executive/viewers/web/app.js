@@ -251,6 +251,11 @@
       $('why-title').textContent = 'Last failure';
       summary.textContent = `at tick ${last.tick}: ${last.reason}`;
       steps = last.why || [];
+    } else if (snapshot.executive && snapshot.executive.last_failure) {
+      // a leaf talking to the robot failed, though the root did not (a fallback caught it)
+      panel.dataset.state = 'past';
+      $('why-title').textContent = 'Last failure';
+      summary.textContent = snapshot.executive.last_failure;
     } else {
       panel.dataset.state = 'none';
       $('why-title').textContent = 'Why';
