@@ -209,7 +209,7 @@ class Registry:
             self._by_name[name] = node_type
 
     def copy(self) -> 'Registry':
-        """Return a copy (the same types, sections and section keys) to register more in."""
+        """Return a duplicate with the same types, sections and section keys."""
         return Registry(self._types.values(), sections=self.sections,
                         section_keys=self.section_keys)
 
