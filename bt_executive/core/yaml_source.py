@@ -359,17 +359,27 @@ _SAFE_SCALAR_TAGS = frozenset({
 _SAFE_TAGS = _SAFE_SCALAR_TAGS | {_TAG + 'seq', _TAG + 'map'}
 
 
-def _check_depth(text: str, file: str) -> None:
-    """Reject absurd nesting with the event stream, before the recursive composer runs."""
+def _check_depth(text: str, file: str, loader: Any = None) -> None:
+    """Reject absurd nesting with the event stream, before the recursive composer runs.
+
+    libyaml (PyYAML >= 6.0.4) has a nesting limit of its own and may scan far ahead in a
+    flow collection before it yields events; when it reports that limit, the pure-Python
+    parser (which yields each event as it reads it) finds where ours is passed.
+    """
     depth = 0
-    for event in yaml.parse(text, Loader=_LOADER):
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise TreeError.single(_location(file, event.start_mark),
-                                       f'nesting deeper than {MAX_DEPTH} levels')
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=loader or _LOADER):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise TreeError.single(_location(file, event.start_mark),
+                                           f'nesting deeper than {MAX_DEPTH} levels')
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        if loader is None and 'nesting depth' in str(exc.problem or ''):
+            _check_depth(text, file, yaml.SafeLoader)
+        raise
 
 
 def decode(data: bytes, file: str) -> str:
