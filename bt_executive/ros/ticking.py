@@ -357,25 +357,6 @@ class PeriodicTicker:
         """Nothing to note; no wake latency."""
         return None
 
-    def explain(self, record: Any, name: Callable[[Any], str], *, settled: bool,
-                deadline: Optional[float]) -> str:
-        """Describe a tick and what was planned after it, for the debug log.
-
-        Args:
-            record: the tick's TickRecord
-            name: renders a requester (a leaf's node path, a topic)
-            settled: whether the tick moved nothing (no transition, no write)
-            deadline: the next deadline of a time-based node (node-clock seconds)
-        """
-        if not settled:
-            plan = 'not settled: ticking again'
-        elif deadline is not None:
-            plan = f'settled: next tick at a deadline in {deadline - record.time:.3f} s'
-        else:
-            plan = f'settled: sleeping until a request or the {self.heartbeat:g} s heartbeat'
-        return (f'#{record.tick} {self.why(name)}: root {record.root_status.name}, '
-                f'{len(record.transitions)} transitions; {plan}')
-
     def plan(self, *, again: bool, deadline: Optional[float]) -> None:
         """Nothing to plan: the timer ticks anyway."""
 
