@@ -106,9 +106,13 @@ def test_a_server_restarted_under_the_same_name_does_not_hide_the_lost_goal(
 
     ex.spin_until(lambda: transitions.failures('Main/cycle/fib'), 'the leaf to fail',
                   timeout=NOTICE_TIMEOUT)
-    assert transitions.failures('Main/cycle/fib') == [
-        f"action server '/{name}' went away while goal {goal[:8]} was running (it left "
-        'the ROS graph)']
+    # Which notices first depends on timing: the DDS lease of the dead server, or the
+    # new server answering the result request for a goal it never had. Both say so.
+    assert transitions.failures('Main/cycle/fib') in (
+        [f"action server '/{name}' went away while goal {goal[:8]} was running (it left "
+         'the ROS graph)'],
+        [f"action server '/{name}' does not know goal {goal[:8]} any more (the server that "
+         'accepted it was restarted or dropped it)'])
     # the next run sends one goal to the new server, which keeps it running
     ex.spin_until(lambda: second.find('goal_accepted'), 'a goal on the new server', TIMEOUT)
     ticks = ex.executive.tick_count

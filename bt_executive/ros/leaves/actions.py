@@ -275,6 +275,13 @@ class ActionLeaf(RosLeaf):
             self._outcome = (Status.FAILURE, 'goal aborted', response.result)
         elif status == GoalStatus.STATUS_CANCELED:
             self._outcome = (Status.FAILURE, 'goal canceled by the server', response.result)
+        elif status == GoalStatus.STATUS_UNKNOWN and self._goal_handle is not None:
+            # A server answers "unknown" for a goal it never had: the one that accepted
+            # it is gone (e.g. restarted under the same name before DDS dropped it).
+            goal = bytes(self._goal_handle.goal_id.uuid).hex()[:8]
+            self._outcome = (Status.FAILURE, f"action server '{self.server_name}' does not "
+                             f'know goal {goal} any more (the server that accepted it was '
+                             'restarted or dropped it)', None)
         else:
             name = _STATUS_NAMES.get(status, str(status))
             self._outcome = (Status.FAILURE, f'goal ended with status {name}', None)

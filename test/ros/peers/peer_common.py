@@ -71,6 +71,26 @@ def start_node(prefix: str, name: str) -> tuple[Any, threading.Event]:
     return rclpy.create_node(f'{prefix}_{abs(hash(name)) % 10 ** 6}'), stop
 
 
+def await_reply_reader(node: Any, service: str, stop: threading.Event,
+                       timeout: float = 5.0) -> bool:
+    """Wait (bounded) until a client's reply reader of ``service`` is in the ROS graph.
+
+    A request can arrive before this process has discovered the client's reply reader;
+    rmw_fastrtps then waits only 100 ms for the match and drops the response ("client
+    will not receive response"). A server callback calls this before it answers, so a
+    loaded machine cannot turn a discovery race into a lost reply.
+
+    Returns:
+        Whether the reader was seen before ``timeout`` seconds (or ``stop``).
+    """
+    topic = f'rr{node.resolve_service_name(service)}Reply'
+    deadline = time.monotonic() + timeout
+    while not node.get_subscriptions_info_by_topic(topic, no_mangle=True):
+        if time.monotonic() >= deadline or stop.wait(0.01):
+            return False
+    return True
+
+
 def serve(node: Any, events: EventReporter, mode: str, stop: threading.Event) -> None:
     """Spin ``node`` on a multi-threaded executor until ``stop``; report ready and shutdown.
 

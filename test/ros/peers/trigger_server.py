@@ -24,6 +24,8 @@ local, depth 100). Each event has ``event``, ``seq``, ``time`` (Unix seconds) an
     ready                              the server is up (also printed as a bare READY line)
     request          service, count    a request arrived (count: requests so far, all services)
     responded        service, count, success, message
+    reply_reader_missing service       the client's reply reader was not discovered in 5 s
+                                       (the response is sent anyway and may be lost)
     shutdown                           SIGINT or SIGTERM received; exiting
 
 SIGINT and SIGTERM stop it cleanly (exit status 0).
@@ -34,7 +36,7 @@ import sys
 import threading
 from typing import Any, Optional
 
-from peer_common import EventReporter, serve, start_node
+from peer_common import await_reply_reader, EventReporter, serve, start_node
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -69,10 +71,15 @@ def main(argv: Optional[list[str]] = None) -> int:
             stop.wait(args.delay)
         return count
 
+    def answer(service: str) -> None:
+        if not await_reply_reader(node, service, stop):
+            events.emit('reply_reader_missing', service=service)
+
     def on_trigger(request: Any, response: Any) -> Any:
         count = count_request(args.service_name)
         response.success = args.mode != 'fail'
         response.message = f'{"failed" if args.mode == "fail" else "ok"} {count}'
+        answer(args.service_name)
         events.emit('responded', service=args.service_name, count=count,
                     success=response.success, message=response.message)
         return response
@@ -84,6 +91,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         for field in request.get_fields_and_field_types():
             setattr(response, field, getattr(request, field))
         response.string_value = f'echo {count}'
+        answer(basic_name)
         events.emit('responded', service=basic_name, count=count, success=True,
                     message=response.string_value)
         return response
