@@ -87,8 +87,8 @@ class Managed:
         return wait_for(self._answered_state, TIMEOUT, f'the state of {self.name}',
                         interval=0.0, pause=lambda _: None)
 
-    def transition(self, transition: int, goal: str) -> bool:
-        """Request ``transition`` (lifecycle_msgs/Transition id); True if it succeeded.
+    def transition(self, transition: int | str, goal: str) -> bool:
+        """Request ``transition`` (an id, or a label as ros2 lifecycle sends); True on success.
 
         Like Nav2's manager, the state is read back afterwards: success means the
         response said so and the node is in ``goal``. A response lost to a discovery race
@@ -97,8 +97,9 @@ class Managed:
         from lifecycle_msgs.msg import Transition
         from lifecycle_msgs.srv import ChangeState
 
-        future = self.change.call_async(ChangeState.Request(
-            transition=Transition(id=transition)))
+        request = Transition(label=transition) if isinstance(transition, str) else \
+            Transition(id=transition)
+        future = self.change.call_async(ChangeState.Request(transition=request))
         try:
             success = wait_future(future, TIMEOUT, f'the answer to transition {transition}'
                                   ).success
@@ -240,3 +241,27 @@ def test_sigint_while_active_cancels_the_goal_and_exits_0(spawn, tmp_path, ros_n
     peer.wait_for_event(lambda e: e['event'] == 'cancel_accepted'
                         and e['goal_id'] == goal['goal_id'], timeout=TIMEOUT)
     assert 'Traceback' not in executive.stderr_text()
+
+
+def test_the_order_of_nav2s_lifecycle_manager_and_labels_work(spawn, tmp_path, ros_node):
+    """Bring up as Nav2's manager does (ids), bring down as ``ros2 lifecycle set`` does."""
+    from lifecycle_msgs.msg import Transition
+
+    namespace = f'/{unique("life")}'
+    executive = start(spawn, write_tree(tmp_path, 'tree.yaml', """
+        trees:
+          Main:
+            Sequence:
+              - Log: the tree ticks
+              - Running: {}
+        """), namespace, '-p', 'tick_mode:=event')
+    managed = Managed(ros_node, namespace, executive)
+    assert managed.transition(Transition.TRANSITION_CONFIGURE, 'inactive')
+    assert managed.transition(Transition.TRANSITION_ACTIVATE, 'active')
+    wait_for(lambda: 'the tree ticks' in executive.stderr_text(), TIMEOUT, 'the first tick')
+    for label, goal in (('deactivate', 'inactive'), ('cleanup', 'unconfigured'),
+                        ('shutdown', 'finalized')):
+        assert managed.transition(label, goal), label
+    assert executive.popen.wait(TIMEOUT) == 0, executive.stderr_text()
+    log = executive.stderr_text()
+    assert 'Traceback' not in log and log.count('the tree ticks') == 1
