@@ -265,3 +265,22 @@ def test_the_order_of_nav2s_lifecycle_manager_and_labels_work(spawn, tmp_path, r
     assert executive.popen.wait(TIMEOUT) == 0, executive.stderr_text()
     log = executive.stderr_text()
     assert 'Traceback' not in log and log.count('the tree ticks') == 1
+
+
+@pytest.mark.parametrize('state', ['unconfigured', 'inactive'])
+def test_a_signal_in_any_state_exits_with_status_0(spawn, tmp_path, ros_node, state):
+    from lifecycle_msgs.msg import Transition
+
+    namespace = f'/{unique("life")}'
+    executive = start(spawn, write_tree(tmp_path, 'tree.yaml', """
+        trees:
+          Main:
+            Running: {}
+        """), namespace)
+    managed = Managed(ros_node, namespace, executive)
+    if state == 'inactive':
+        assert managed.transition(Transition.TRANSITION_CONFIGURE, 'inactive')
+    executive.popen.send_signal(signal.SIGTERM)
+    assert executive.popen.wait(TIMEOUT) == 0, executive.stderr_text()
+    assert 'Traceback' not in executive.stderr_text()
+    assert 'shut down: finalized' in executive.stderr_text()
