@@ -250,10 +250,10 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
     def _refuse(self, reason: str) -> TransitionCallbackReturn:
         """Fail a transition with ``reason`` (logged, and in ~/status as lifecycle_error)."""
         self.get_logger().error(reason)
-        self._report(self.lifecycle_state_after_failure(), error=reason)
+        self._report(self._state_after_failure(), error=reason)
         return _FAILURE
 
-    def lifecycle_state_after_failure(self) -> str:
+    def _state_after_failure(self) -> str:
         """Return the primary state a failed transition goes back to."""
         return {'configuring': 'unconfigured', 'activating': 'inactive',
                 'deactivating': 'active', 'cleaningup': 'inactive'}.get(
@@ -300,9 +300,9 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
         pending = self.cancels_in_flight()
         if pending:
             self.get_logger().error(
-                f'{name}: {len(pending)} goal cancels not acknowledged within '
-                f"shutdown_timeout ({self._param('shutdown_timeout'):g} s); a goal may "
-                'still be active on the robot')
+                f"{name}: {len(pending)} goal cancel{'s' if len(pending) > 1 else ''} not "
+                f"acknowledged within shutdown_timeout ({self._param('shutdown_timeout'):g} "
+                's); a goal may still be active on the robot')
         return not pending
 
     def _hold(self, why: str) -> None:

@@ -284,3 +284,24 @@ def test_a_signal_in_any_state_exits_with_status_0(spawn, tmp_path, ros_node, st
     assert executive.popen.wait(TIMEOUT) == 0, executive.stderr_text()
     assert 'Traceback' not in executive.stderr_text()
     assert 'shut down: finalized' in executive.stderr_text()
+
+
+def test_deactivate_waits_at_most_shutdown_timeout_for_a_cancel(spawn, tmp_path, ros_node):
+    from lifecycle_msgs.msg import Transition
+
+    server, events, _ = fibonacci_peer(spawn, ros_node, '--cancel-delay', '60')
+    namespace = f'/{unique("life")}'
+    executive = start(spawn, write_tree(tmp_path, 'goal.yaml', GOAL_TREE.format(
+        server=server)), namespace, '-p', 'shutdown_timeout:=0.5')
+    managed = Managed(ros_node, namespace, executive)
+    assert managed.transition(Transition.TRANSITION_CONFIGURE, 'inactive')
+    assert managed.transition(Transition.TRANSITION_ACTIVATE, 'active')
+    events.wait_for_name('goal_accepted', timeout=TIMEOUT)
+    assert managed.transition(Transition.TRANSITION_DEACTIVATE, 'inactive')
+    events.wait_for_name('cancel_requested', timeout=TIMEOUT)
+    assert 'deactivate: 1 goal cancel not acknowledged within shutdown_timeout (0.5 s)' \
+        in executive.stderr_text()
+    # the goal may still run on the robot: stopping now is not a clean stop
+    executive.popen.send_signal(signal.SIGINT)
+    assert executive.popen.wait(TIMEOUT) == 1, executive.stderr_text()
+    assert 'some goal cancels were not acknowledged within 0.5 s' in executive.stderr_text()
