@@ -161,6 +161,7 @@ class TreeHost:
         self.retiring: list[LoadedTree] = []
         self.running = True
         self.paused = False
+        self.held = False  # a managed node outside its active state: no tree ticks
         self.terminated: Optional[str] = None
         self.last_failure = ''
         self.last_status = Status.INVALID
@@ -220,11 +221,13 @@ class TreeHost:
         apply_blackboard_defaults(new.document)
         self.tree = new
         self.terminated = None
-        self.running = not self.paused  # a tree swapped in while paused waits for resume
+        # a tree swapped in while paused waits for resume; while held, for activation
+        self.running = not self.paused and not self.held
         self.last_failure = ''
         self.last_status = Status.INVALID
         self.on_install(new)
-        self.logger.info(f"running tree '{new.name}' from {new.file}")
+        self.logger.info(f"running tree '{new.name}' from {new.file}" if not self.held else
+                         f"loaded tree '{new.name}' from {new.file}; it ticks once activated")
 
     def retire(self, shutdown_timeout: float) -> None:
         """Destroy stopped trees once their cancels are acknowledged (or the timeout)."""
@@ -289,12 +292,16 @@ class TreeHost:
 
     # ---- runtime control -------------------------------------------------------------
 
-    def pause(self) -> None:
-        """Halt the tree (cancelling its goals) and stop ticking."""
+    def halt(self, why: str = 'paused') -> None:
+        """Halt the tree (cancelling its goals) and stop ticking; ``why`` is for the log."""
         if self.tree is not None:
             self.tree.stop()
-            self.debug('tree', f"paused: tree '{self.tree.name}' halted")
+            self.debug('tree', f"{why}: tree '{self.tree.name}' halted")
         self.running = False
+
+    def pause(self) -> None:
+        """Halt the tree (cancelling its goals) and stop ticking until :meth:`resume`."""
+        self.halt()
         self.paused = True
 
     def resume(self) -> None:

@@ -366,3 +366,30 @@ class PeriodicTicker:
             self._timer.cancel()
             self._node.destroy_timer(self._timer)
             self._timer = None
+
+
+class IdleTicker:
+    """Never ticks: the ticker of a managed executive that is not active.
+
+    Requests from leaves and the blackboard feed are dropped; activation replaces it with
+    a :class:`PeriodicTicker` or an :class:`EventTicker` (bt_executive/ros/lifecycle.py).
+    """
+
+    event_driven = False
+    period: Optional[float] = None
+
+    def request(self, source: Any = None) -> None:
+        """Drop the request: nothing ticks until the node is activated."""
+
+    def request_now(self, source: Any = None) -> None:
+        """Drop the request, as :meth:`request`."""
+
+    def ticked(self, start: float) -> Optional[float]:
+        """Nothing to note."""
+        return None
+
+    def plan(self, *, again: bool, deadline: Optional[float]) -> None:
+        """Nothing to plan."""
+
+    def destroy(self) -> None:
+        """Nothing to release."""

@@ -40,9 +40,10 @@ signal N (SIGINT, SIGTERM, SIGHUP: the tree is halted and its goals cancelled fi
 """
 
 
-def help_text(parameters: ParameterTable) -> str:
+def help_text(parameters: ParameterTable, *, usage: str = _USAGE,
+              epilogue: str = _EPILOGUE) -> str:
     """Return the ``--help`` text: usage, then every ROS parameter with its default."""
-    lines = [_USAGE, 'ROS parameters (-p NAME:=VALUE; read-only ones only at start):']
+    lines = [usage, 'ROS parameters (-p NAME:=VALUE; read-only ones only at start):']
     width = max(len(name) for name in parameters)
     for name, (default, description, bounds, read_only) in parameters.items():
         notes = [f'default {_yaml(default)}']
@@ -53,7 +54,7 @@ def help_text(parameters: ParameterTable) -> str:
         lines.append(textwrap.fill(f'{description} ({", ".join(notes)})', width=88,
                                    initial_indent=f'  {name:<{width}}  ',
                                    subsequent_indent=' ' * (width + 4)))
-    return '\n'.join(lines) + '\n' + _EPILOGUE
+    return '\n'.join(lines) + '\n' + epilogue
 
 
 def _yaml(value: Any) -> str:
@@ -66,19 +67,24 @@ def _yaml(value: Any) -> str:
 
 
 def handle_arguments(arguments: Sequence[str], parameters: ParameterTable, *,
-                     out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> Optional[int]:
+                     out: TextIO = sys.stdout, err: TextIO = sys.stderr,
+                     program: str = 'executive', usage: str = _USAGE,
+                     epilogue: str = _EPILOGUE) -> Optional[int]:
     """Act on the arguments outside ``--ros-args`` (the program name excluded).
+
+    ``program``, ``usage`` and ``epilogue`` name and describe the executable (the
+    lifecycle executive has its own).
 
     Returns:
         The exit status when the executive must not start (0 after ``--help``), else None;
         other arguments are reported on ``err`` as ignored.
     """
     if any(argument in ('-h', '--help') for argument in arguments):
-        out.write(help_text(parameters))
+        out.write(help_text(parameters, usage=usage, epilogue=epilogue))
         return 0
     if arguments:
-        err.write(f"executive: ignoring {' '.join(arguments)}: the executive takes ROS "
-                  "parameters only ('executive --help' lists them)\n")
+        err.write(f"{program}: ignoring {' '.join(arguments)}: the executive takes ROS "
+                  f"parameters only ('{program} --help' lists them)\n")
     return None
 
 
