@@ -147,6 +147,7 @@ class _Fixed:
     detail: str
     blackbox_level: int
     access: list[Any]
+    composite: bool
 
 
 class TreeMessages:
@@ -168,49 +169,39 @@ class TreeMessages:
                               msg.BLACKBOX_LEVEL_BIG_PICTURE}
         self._zero = interfaces.uuid()
         self._fixed: list[_Fixed] = []
+        self._messages: list[Any] = []
         self._ids: dict[Any, Any] = {}
         self._key: Optional[tuple[int, int]] = None
 
     # ---- the tree ------------------------------------------------------------------
 
     def behaviours(self, tracker: StatusTracker, active: Iterable[Any]) -> list[Any]:
-        """Return a ``Behaviour`` message per node, root first (``active``: just ticked)."""
+        """Return a ``Behaviour`` message per node, root first (``active``: just ticked).
+
+        The messages are made once per tree structure and updated here: publishing
+        serialises them at once, so the same objects serve every snapshot.
+        """
         self._describe(tracker)
         ids = self._ids
+        zero = self._zero
         status_of = self._status
         active_ids = {behaviour.id for behaviour in active}
         tips: dict[Any, Any] = {}
-        make = self.interfaces.msg.Behaviour
-        messages = []
-        for fixed in reversed(self._fixed):  # children before parents: tips from below
-            behaviour = fixed.behaviour
+        for fixed, message in zip(reversed(self._fixed), reversed(self._messages)):
+            behaviour = fixed.behaviour  # children before parents: tips from below
             current = _current_child(behaviour)
             if current is not None:
                 tip = tips.get(current.id)
             else:
                 tip = behaviour if behaviour.status is not Status.INVALID else None
             tips[behaviour.id] = tip
-            message = make()
-            message.name = behaviour.name
-            message.class_name = fixed.class_name
-            message.own_id = fixed.own_id
-            message.parent_id = fixed.parent_id
-            message.child_ids = fixed.child_ids
-            message.type = fixed.kind
-            message.additional_detail = fixed.detail
-            message.blackbox_level = fixed.blackbox_level
-            message.blackboard_access = fixed.access
             message.status = status_of.get(behaviour.status, 0)
             message.message = _text(behaviour.feedback_message)
             message.is_active = behaviour.id in active_ids
-            if tip is not None and tip is not behaviour:
-                message.tip_id = ids[tip.id]
-            if isinstance(behaviour, py_trees.composites.Composite) and \
-                    behaviour.current_child is not None:
-                message.current_child_id = ids.get(behaviour.current_child.id, self._zero)
-            messages.append(message)
-        messages.reverse()
-        return messages
+            message.tip_id = ids[tip.id] if tip is not None and tip is not behaviour else zero
+            child = behaviour.current_child if fixed.composite else None
+            message.current_child_id = zero if child is None else ids.get(child.id, zero)
+        return self._messages
 
     def _describe(self, tracker: StatusTracker) -> None:
         """Make the fixed parts once per tree structure (a swap or a change rebuilds)."""
@@ -236,7 +227,15 @@ class TreeMessages:
                 blackbox_level=self._blackbox.get(
                     node.blackbox_level, self.interfaces.msg.Behaviour.
                     BLACKBOX_LEVEL_NOT_A_BLACKBOX),
-                access=self._access(node, tracker.nodes.reads(node))))
+                access=self._access(node, tracker.nodes.reads(node)),
+                composite=isinstance(node, py_trees.composites.Composite)))
+        make = self.interfaces.msg.Behaviour
+        self._messages = [make(name=fixed.behaviour.name, class_name=fixed.class_name,
+                               own_id=fixed.own_id, parent_id=fixed.parent_id,
+                               child_ids=fixed.child_ids, type=fixed.kind,
+                               additional_detail=fixed.detail,
+                               blackbox_level=fixed.blackbox_level,
+                               blackboard_access=fixed.access) for fixed in self._fixed]
 
     def _kind(self, node: py_trees.behaviour.Behaviour) -> int:
         """Return the message's type constant (py_trees_ros' viewers rebuild by it)."""

@@ -12,6 +12,7 @@ crosses a process; test_streams_guard.py runs the real executive.
 
 from __future__ import annotations
 
+import copy
 import math
 import pathlib
 import sys
@@ -69,7 +70,7 @@ class Publisher:
         assert not self.destroyed
         if self.fail is not None:
             raise self.fail
-        self.messages.append(message)
+        self.messages.append(copy.deepcopy(message))  # as serialising it would
 
     def get_subscription_count(self) -> int:
         return self.subscribers
