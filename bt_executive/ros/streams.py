@@ -215,6 +215,8 @@ class SnapshotStreams:
         self._last_keys: set[str] = set()
         self._structure: Optional[tuple[int, int]] = None
         self._services: list[Any] = []
+        self._parameters_callback: Any = None
+        self.closed = False
         self.error: Optional[str] = None
         self.default_topic = self.expand(DEFAULT_TOPIC)
         self.service_prefix = self.expand('~/snapshot_streams')
@@ -308,7 +310,11 @@ class SnapshotStreams:
         return self.streams.get(self.default_topic)
 
     def destroy(self) -> None:
-        """Close every stream and remove the services (idempotent)."""
+        """Close every stream, remove the services and stop following the parameters."""
+        self.closed = True
+        if self._parameters_callback is not None:
+            self.node.remove_on_set_parameters_callback(self._parameters_callback)
+            self._parameters_callback = None
         for topic in list(self.streams):
             self.close(topic)
         for service in self._services:
@@ -343,7 +349,8 @@ class SnapshotStreams:
             if not self.node.has_parameter(name):
                 self.node.declare_parameter(name, default,
                                             ParameterDescriptor(description=description))
-        self.node.add_on_set_parameters_callback(self._on_set_parameters)
+        self._parameters_callback = self._on_set_parameters
+        self.node.add_on_set_parameters_callback(self._parameters_callback)
         self._apply_parameters({name: self.node.get_parameter(name).value
                                 for name in PARAMETERS})
 
@@ -364,6 +371,8 @@ class SnapshotStreams:
 
     def _apply_parameters(self, values: dict[str, Any]) -> None:
         """Open, reconfigure or close the default stream after the parameters."""
+        if self.closed:
+            return
         if not values['default_snapshot_stream']:
             self.close(self.default_topic)
             return
