@@ -17,8 +17,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 ROSDEP_KEYS = {'yaml': 'python3-yaml', 'rich': 'python3-rich', 'zmq': 'python3-zmq',
                'msgpack': 'python3-msgpack'}
 #: Imports that are optional at run time (guarded by ``except ImportError``).
-OPTIONAL = {'py_trees_ros': 'the ~/snapshots stream for py_trees_ros viewers',
-            'py_trees_ros_interfaces': 'the ~/snapshots stream for py_trees_ros viewers'}
+OPTIONAL = {'py_trees_ros_interfaces': "py_trees_ros' snapshot streams (ros/streams.py)",
+            'diagnostic_msgs': 'a dependency of py_trees_ros_interfaces (ros/streams.py)',
+            'unique_identifier_msgs': 'a dependency of py_trees_ros_interfaces '
+                                      '(ros/streams.py)'}
 #: Dependencies used without an import.
 TOOLS = {'ros2launch': '`ros2 launch bt_executive patrol.launch.py`',
          'graphviz': "`bt-executive render` runs Graphviz's dot when graphviz-pure is absent"}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import operator
-from typing import Any, NamedTuple, Optional, Protocol, Sequence
+from typing import Any, Mapping, NamedTuple, Optional, Protocol, Sequence
 
 from bt_executive.core.table import BuiltTree, NodeTable
 from bt_executive.nodes.leaves import TerminationRequest
@@ -67,6 +67,8 @@ class TickRecord:
         ticked: the behaviours the tick ran, in the order they were ticked ([] for a stop)
         changes: status and feedback changes, in the order they were found
         writes: root blackboard keys the tick wrote or removed (when the host tracks them)
+        before: the blackboard storage as it was before the tick (``'/key' -> value``;
+            when the host tracks writes, else None): the old values of ``writes``
         root_status: the root's status after the tick (a Terminate leaf's status when
             one ended the tick)
         stopped: True for a record of a stop (pause, reset, swap), not a tick
@@ -81,6 +83,7 @@ class TickRecord:
     ticked: Sequence[py_trees.behaviour.Behaviour] = ()
     changes: list[Transition] = dataclasses.field(default_factory=list)
     writes: frozenset[str] = frozenset()
+    before: Optional[Mapping[str, Any]] = None
     root_status: Status = Status.INVALID
     stopped: bool = False
     terminated: Optional[TerminationRequest] = None

@@ -108,7 +108,8 @@ class TreeRunner:
         writes = frozenset() if before is None else _writes(before, storage)
         record = TickRecord(tick=self.tick_count, time=self.clock() if now is None else now,
                             duration=duration, interval=interval, ticked=ticked,
-                            changes=changes, writes=writes, root_status=self.root.status,
+                            changes=changes, writes=writes, before=before,
+                            root_status=self.root.status,
                             terminated=request)
         self.publish(record)
         return record

@@ -136,12 +136,17 @@ class Executive(Node):
         every change and as a heartbeat
         ~/events (std_msgs/String, reliable, transient local, depth 100): status
         transitions, one message per tick that moved something (late joiners get the last 100)
-        ~/snapshots (py_trees_ros_interfaces/BehaviourTree, latched): only when
-        py_trees_ros is installed, for its viewers
+        ~/snapshots (py_trees_ros_interfaces/BehaviourTree, latched): the default
+        py_trees_ros snapshot stream
 
     ROS Services:
-        ~/pause, ~/resume, ~/reset, ~/reload (std_srvs/Trigger)
+        ~/pause, ~/resume, ~/reset, ~/reload (std_srvs/Trigger); py_trees_ros' snapshot
+        streams where py_trees_ros_interfaces is installed (bt_executive/ros/streams.py)
     """
+
+    host: Any = None  # the parts destroy_node() ends, until __init__ has made them
+    ticker: Any = None
+    groot2: Any = None
 
     def __init__(self, *, node_name: str = 'bt_executive', namespace: Optional[str] = None,
                  parameter_overrides: Optional[list[Parameter]] = None,
@@ -157,6 +162,14 @@ class Executive(Node):
         except ParameterException:  # a value of the wrong type or out of range
             super().destroy_node()  # nothing of ours exists yet
             raise
+        try:
+            self._start(registry)
+        except BaseException:  # never leave a half-built node (rclpy would destroy it later)
+            self.destroy_node()
+            raise
+
+    def _start(self, registry: Optional[Registry]) -> None:
+        """Make the node's parts and load the first tree (__init__ cleans up on errors)."""
         self.registry = registry or ros_registry(logger=self.get_logger())
         self.debug_log = DebugLog(self.get_logger())  # --log-level bt_executive:=debug
         self.host = TreeHost(self, self.registry, clock=self.now_seconds,
@@ -180,8 +193,7 @@ class Executive(Node):
         self._events_publisher = self.create_publisher(String, '~/events', QoSProfile(
             depth=100, reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        self._py_trees_ros_stream = None if not streams.AVAILABLE else \
-            streams.PyTreesRosStream(self, lambda: self.host.tree)
+        self._py_trees_ros_stream = streams.start(self, lambda: self.host.tree)  # or None
         for name, handler in (('pause', self._srv_pause), ('resume', self._srv_resume),
                               ('reset', self._srv_reset), ('reload', self._srv_reload)):
             self.create_service(Trigger, f'~/{name}', handler)
@@ -199,8 +211,6 @@ class Executive(Node):
                 self._install(self.load(tree_file, self._param('tree_name')))
             except TreeError as error:
                 self.get_logger().error(f'cannot load {tree_file}:\n{error}')
-                if self.groot2 is not None:
-                    self.groot2.close()
                 raise
         else:
             self.get_logger().warning('no tree_file parameter set; waiting for one')
@@ -582,7 +592,7 @@ class Executive(Node):
         same when the node has an executor to spin (bounded by ``shutdown_timeout``);
         without one the cancels are sent but their delivery is not awaited.
         """
-        if self.host.tree is not None or self.host.retiring:
+        if self.host is not None and (self.host.tree is not None or self.host.retiring):
             if self.executor is not None:
                 try:
                     self.stop_tree(self.executor)
