@@ -201,9 +201,9 @@ class Executive(Node):
         self.ticker: Any = None
         self._configure_ticking(self._param('tick_mode'))
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self._start()
+        self._load_first_tree()
 
-    def _start(self) -> None:
+    def _load_first_tree(self) -> None:
         """Load the first tree (``tree_file``), publish the status; raise TreeError if invalid."""
         tree_file = self._param('tree_file')
         if tree_file:

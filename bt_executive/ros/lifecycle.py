@@ -347,7 +347,7 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
 
     # ---- the plain executive, adapted -----------------------------------------------
 
-    def _start(self) -> None:
+    def _load_first_tree(self) -> None:
         """Load nothing yet: the configure transition loads ``tree_file``."""
         self.get_logger().info('unconfigured: the configure transition loads tree_file '
                                f"('{self._param('tree_file')}')")
