@@ -284,6 +284,21 @@ def test_demo_command_lines_type_every_parameter():
         bringup.command_lines({'robots': '2'}, 'p', '/s')
 
 
+def _row(argument: bringup.Argument) -> str:
+    default = argument.default or "''"
+    return f'| `{argument.name}` | `{default}` | {argument.description} |'
+
+
+def test_docs_launch_md_lists_every_argument_with_its_default_and_meaning():
+    text = (ROOT / 'docs' / 'launch.md').read_text(encoding='utf-8')
+    patrol, fleet = text.split('## A fleet')
+    for argument in bringup.ARGUMENTS:
+        assert _row(argument) in patrol, argument.name
+    for argument in bringup.FLEET_ARGUMENTS:
+        assert _row(argument) in fleet or _row(bringup.argument(argument.name)) == \
+            _row(argument), argument.name
+
+
 def test_bringup_executables_are_the_console_scripts_of_setup_py():
     tree = ast.parse((ROOT / 'setup.py').read_text())
     scripts = {}
