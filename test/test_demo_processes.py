@@ -73,3 +73,21 @@ def test_a_followed_clock_becomes_steps_of_at_most_max_step():
     assert follower.advance(10**9 + 20_000_000) == pytest.approx([0.02])
     with pytest.raises(ValueError, match='max_step'):
         ClockFollower(0.0)
+
+
+@pytest.mark.parametrize('options, reason', [
+    ({'arguments': {'tick_rate': 'fast'}}, 'demo: tick_rate:=fast: expected float'),
+    ({'arguments': {'use_respawn': 'maybe'}}, "demo: expected true or false, got 'maybe'"),
+    ({'robots': 2, 'namespace': 'x'}, 'demo: namespace is set per robot in a fleet'),
+    ({'robots': 2, 'arguments': {'publish_clock': 'true'}},
+     'demo: publish_clock is set per robot in a fleet'),
+    ({'robots': 0}, 'demo: --robots 0: expected at least 1 robot'),
+])
+def test_invalid_demo_arguments_exit_2_with_the_reason_before_starting_anything(options,
+                                                                                reason):
+    from bt_executive.app import demo
+
+    out = io.StringIO()
+    assert demo.run(out=out, **options) == 2
+    assert out.getvalue().startswith(reason), out.getvalue()
+    assert 'starting' not in out.getvalue()

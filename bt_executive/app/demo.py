@@ -267,7 +267,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         fleet = plan(values, robots, package_share())
         respawn = bringup.parse_bool(values.get('use_respawn', 'false'))
     except (KeyError, ValueError) as error:
-        print(f'demo: {str(error).strip(chr(34))}', file=out)
+        print(f'demo: {error.args[0]}', file=out)
         return 2
     from bt_executive.ros.listener import SnapshotListener
 
