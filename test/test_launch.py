@@ -284,6 +284,19 @@ def test_demo_command_lines_type_every_parameter():
         bringup.command_lines({'robots': '2'}, 'p', '/s')
 
 
+@pytest.mark.skipif(importlib.util.find_spec('launch_ros') is None,
+                    reason='launch and launch_ros are not on PyPI; a ROS install runs this')
+@pytest.mark.parametrize('path, arguments', [(PATROL, bringup.ARGUMENTS),
+                                             (FLEET, bringup.FLEET_ARGUMENTS)],
+                         ids=['patrol', 'fleet'])
+def test_with_launch_installed_the_files_load_and_declare_the_arguments(path, arguments):
+    import runpy
+
+    description = runpy.run_path(str(path))['generate_launch_description']()
+    assert sorted(a.name for a in description.get_launch_arguments()) == \
+        sorted(a.name for a in arguments)
+
+
 def _row(argument: bringup.Argument) -> str:
     default = argument.default or "''"
     return f'| `{argument.name}` | `{default}` | {argument.description} |'
