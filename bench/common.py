@@ -208,11 +208,12 @@ def patrol_commands(namespace: str, *, tick_mode: str = 'periodic', tick_rate: f
     from bt_executive.app import bringup
 
     values = {'namespace': namespace, 'tick_mode': tick_mode, 'tick_rate': str(tick_rate),
-              'use_sim': str(sim).lower(), 'use_sim_time': str(sim_time).lower()}
+              'use_sim': str(sim).lower(), 'use_sim_time': str(sim_time).lower(),
+              'publish_clock': str(sim_time).lower()}
     if tree:
         values['tree'] = tree
     extra = {'executive': dict(executive_params or {}),
-             'sim_robot': {'publish_clock': sim_time, **(sim_params or {})}}
+             'sim_robot': dict(sim_params or {})}
     commands = []
     for launch, argv in bringup.command_lines(values, sys.executable, REPO):
         for key, value in extra[launch.executable].items():

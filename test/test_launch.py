@@ -1,103 +1,315 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""launch/patrol.launch.py, the demo's command lines and setup.py tell the same story.
+"""The launch files, ``bt-executive demo`` and setup.py tell the same story.
 
-``launch`` and ``launch_ros`` are not on PyPI: where they are missing, the launch file
-runs against minimal recording stand-ins (the only mocks in the suite, because the real
-packages cannot exist here); on a ROS install the real ones are used.
+``launch`` and ``launch_ros`` are not on PyPI, so the launch files are read statically
+(``ast``): the arguments they declare (names, defaults, descriptions; a default
+``PathJoinSubstitution([FindPackageShare('bt_executive'), 'config', FILE])`` reads as
+``config/FILE``), the nodes they start (executable, name, parameter file, parameters and
+their types, condition, respawn) and how the fleet includes the patrol. All of it must
+match :mod:`bt_executive.app.bringup`, from which the demo builds its command lines.
 """
 
+from __future__ import annotations
+
 import ast
+import dataclasses
 import importlib.util
 import pathlib
-import runpy
-import sys
-import types
+from typing import Any, Optional
 
-from bt_executive.app import bringup
+from bt_executive.app import bringup, cli, demo
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-LAUNCH_FILE = ROOT / 'launch' / 'patrol.launch.py'
+PATROL = ROOT / 'launch' / 'patrol.launch.py'
+FLEET = ROOT / 'launch' / 'fleet.launch.py'
 
 
-class Recorded:
-    """A stand-in launch entity that records its arguments."""
+@dataclasses.dataclass
+class Call:
+    """A call in a launch file: ``Node(package=...)`` read as data."""
 
-    def __init__(self, *args, **kwargs):
-        self.args = args
-        self.kwargs = kwargs
-
-
-def _stand_ins(monkeypatch):
-    modules = {}
-    for name in ('launch', 'launch.actions', 'launch.conditions', 'launch.substitutions',
-                 'launch_ros', 'launch_ros.actions', 'launch_ros.parameter_descriptions'):
-        modules[name] = types.ModuleType(name)
-        monkeypatch.setitem(sys.modules, name, modules[name])
-    for module, name in (('launch', 'LaunchDescription'),
-                         ('launch.actions', 'DeclareLaunchArgument'),
-                         ('launch.conditions', 'IfCondition'),
-                         ('launch.substitutions', 'LaunchConfiguration'),
-                         ('launch_ros.actions', 'Node'),
-                         ('launch_ros.parameter_descriptions', 'ParameterValue')):
-        setattr(modules[module], name, type(name, (Recorded,), {}))
-    packages = types.ModuleType('ament_index_python.packages')
-    packages.get_package_share_directory = lambda package: '/opt/share/' + package
-    monkeypatch.setitem(sys.modules, 'ament_index_python', types.ModuleType('x'))
-    monkeypatch.setitem(sys.modules, 'ament_index_python.packages', packages)
+    func: str
+    args: list[Any]
+    kwargs: dict[str, Any]
+    line: int
 
 
-@pytest.fixture
-def description(monkeypatch):
-    if importlib.util.find_spec('launch_ros') is None:
-        _stand_ins(monkeypatch)
-    namespace = runpy.run_path(str(LAUNCH_FILE))
-    return namespace['generate_launch_description']()
+@dataclasses.dataclass
+class Ref:
+    """A name the reader could not resolve (a function parameter, a loop variable)."""
+
+    name: str
 
 
-@pytest.mark.skipif(importlib.util.find_spec('launch_ros') is not None,
-                    reason='checks the recorded stand-ins; a ROS install runs the real ones')
-def test_launch_file_declares_every_argument_and_node(description):
-    entities = description.args[0]
-    arguments = [e for e in entities if type(e).__name__ == 'DeclareLaunchArgument']
-    nodes = [e for e in entities if type(e).__name__ == 'Node']
-    assert [a.args[0] for a in arguments] == [a.name for a in bringup.ARGUMENTS]
-    for recorded, argument in zip(arguments, bringup.ARGUMENTS):
-        assert recorded.kwargs['description'] == argument.description
-        default = recorded.kwargs['default_value']
-        if argument.default.startswith('config/'):
-            assert default == '/opt/share/bt_executive/' + argument.default
-            assert (ROOT / argument.default).exists(), argument.default
-        else:
-            assert default == argument.default
-    assert [n.kwargs['executable'] for n in nodes] == ['sim_robot', 'executive']
-    sim, executive = nodes
-    assert sim.kwargs['condition'].args[0].args == ('use_sim',)
-    assert executive.kwargs['condition'] is None
-    params_file, overrides = executive.kwargs['parameters']
-    assert params_file.args == ('params_file',)
-    assert {k: v.args[0].args[0] for k, v in overrides.items()} == {
-        'tree_file': 'tree', 'tick_mode': 'tick_mode', 'tick_rate': 'tick_rate',
-        'use_sim_time': 'use_sim_time'}
-    assert overrides['use_sim_time'].kwargs['value_type'] is bool
-    for node in nodes:
-        assert node.kwargs['output'] == 'screen'
-        assert node.kwargs['arguments'][:2] == ['--ros-args', '--log-level']
+class Reader:
+    """Evaluate the assignments of one function of a launch file into :class:`Call` data."""
+
+    def __init__(self, function: ast.FunctionDef) -> None:
+        self.names: dict[str, Any] = {}
+        self.added: list[Any] = []
+        for statement in ast.walk(function):
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                    and isinstance(statement.targets[0], ast.Name):
+                self.names[statement.targets[0].id] = self.value(statement.value)
+            elif isinstance(statement, ast.Call) and isinstance(statement.func, ast.Attribute) \
+                    and statement.func.attr == 'add_action':
+                self.added.append(self.value(statement.args[0]))
+
+    def value(self, node: ast.AST) -> Any:
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.names.get(node.id, Ref(node.id))
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [self.value(item) for item in node.elts]
+        if isinstance(node, ast.Dict):
+            result: dict[Any, Any] = {}
+            for key, item in zip(node.keys, node.values):
+                result[None if key is None else self.value(key)] = self.value(item)
+            return result
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else ast.unparse(func)
+            return Call(name, [self.value(a) for a in node.args],
+                        {k.arg: self.value(k.value) for k in node.keywords if k.arg},
+                        node.lineno)
+        return ast.unparse(node)
 
 
-def test_demo_command_lines_match_the_launch_description():
-    commands = bringup.command_lines({'namespace': 'robot1'}, 'python3', '/share')
+def functions(path: pathlib.Path) -> dict[str, ast.FunctionDef]:
+    tree = ast.parse(path.read_text(encoding='utf-8'))
+    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def calls(value: Any, func: str) -> list[Call]:
+    """Return every call of ``func`` inside ``value`` (depth first)."""
+    found = []
+    if isinstance(value, Call):
+        if value.func == func:
+            found.append(value)
+        for item in [*value.args, *value.kwargs.values()]:
+            found += calls(item, func)
+    elif isinstance(value, list):
+        for item in value:
+            found += calls(item, func)
+    elif isinstance(value, dict):
+        for item in value.values():
+            found += calls(item, func)
+    return found
+
+
+def config(value: Any) -> Any:
+    """Read a launch argument reference, a share path or a literal as bringup writes it."""
+    if isinstance(value, Call) and value.func == 'LaunchConfiguration':
+        return ('arg', value.args[0])
+    if isinstance(value, Call) and value.func == 'PathJoinSubstitution':
+        package, *parts = value.args[0]
+        assert package == Call('FindPackageShare', ['bt_executive'], {}, package.line), package
+        return '/'.join(parts)
+    return value
+
+
+def declared(reader: Reader) -> dict[str, tuple[str, str]]:
+    """Return name -> (default, description) of the arguments added to the description."""
+    arguments = {}
+    for item in reader.added:
+        if isinstance(item, Call) and item.func == 'DeclareLaunchArgument':
+            name = item.args[0]
+            assert name not in arguments, f'{name} declared twice'
+            arguments[name] = (config(item.kwargs['default_value']),
+                               item.kwargs['description'])
+    return arguments
+
+
+def expected(arguments: tuple[bringup.Argument, ...]) -> dict[str, tuple[str, str]]:
+    return {a.name: (a.default, a.description) for a in arguments}
+
+
+@pytest.fixture(scope='module')
+def patrol() -> Reader:
+    return Reader(functions(PATROL)['generate_launch_description'])
+
+
+@pytest.fixture(scope='module')
+def fleet() -> dict[str, ast.FunctionDef]:
+    return functions(FLEET)
+
+
+def test_patrol_declares_the_demo_arguments_with_the_same_defaults_and_descriptions(patrol):
+    assert declared(patrol) == expected(bringup.ARGUMENTS)
+    # every declared argument is added: no DeclareLaunchArgument left out of the description
+    every = [c.args[0] for v in patrol.names.values() for c in calls(v, 'DeclareLaunchArgument')]
+    assert sorted(every) == sorted(declared(patrol))
+    for default, _ in declared(patrol).values():
+        if default.startswith('config/'):
+            assert (ROOT / default).is_file(), default
+
+
+def test_patrol_starts_the_demo_nodes_with_the_same_files_parameters_and_types(patrol):
+    group, = calls(patrol.added, 'GroupAction')
+    nodes = [item for item in group.args[0] if item.func == 'Node']
+    assert [n.kwargs['executable'] for n in nodes] == [n.executable for n in bringup.NODES]
+    for call, node in zip(nodes, bringup.NODES):
+        where = f'{PATROL.name}:{call.line}'
+        assert call.kwargs['package'] == bringup.PACKAGE, where
+        assert call.kwargs['name'] == node.name, where
+        params_file, overrides = call.kwargs['parameters']
+        assert config(params_file) == ('arg', node.params_file), where
+        read = {}
+        for key, value in overrides.items():
+            assert value.func == 'ParameterValue', f'{where}: {key} has no explicit type'
+            read[key] = (config(value.args[0]), value.kwargs['value_type'].name)
+        assert read == {key: (('arg', arg.name), arg.kind.__name__)
+                        for key, arg in node.parameters.items()}, where
+        condition = call.kwargs.get('condition')
+        assert (None if condition is None else config(condition.args[0])) == (
+            None if node.condition is None else ('arg', node.condition)), where
+        assert config(call.kwargs['respawn']) == ('arg', 'use_respawn'), where
+        assert call.kwargs['respawn_delay'] == bringup.RESPAWN_DELAY, where
+        assert call.kwargs['output'] == 'screen', where
+        assert [config(a) for a in call.kwargs['arguments']] == [
+            '--ros-args', '--log-level', ('arg', 'log_level')], where
+
+
+def test_patrol_groups_the_nodes_in_the_namespace_and_ends_when_the_executive_exits(patrol):
+    group, = calls(patrol.added, 'GroupAction')
+    push, *members = group.args[0]
+    assert push.func == 'PushRosNamespace' and config(push.args[0]) == ('arg', 'namespace')
+    assert [m.func for m in members] == ['Node', 'Node', 'RegisterEventHandler']
+    handler = members[-1]
+    assert config(handler.kwargs['condition'].args[0]) == ('arg', 'use_respawn')
+    assert handler.kwargs['condition'].func == 'UnlessCondition'
+    on_exit = handler.args[0]
+    assert on_exit.func == 'OnProcessExit'
+    assert on_exit.kwargs['target_action'].kwargs['executable'] == 'executive'
+    emit, = on_exit.kwargs['on_exit']
+    assert emit.func == 'EmitEvent' and emit.kwargs['event'].func == 'Shutdown'
+
+
+def test_the_launch_files_never_build_from_the_package_at_load(patrol):
+    for path in (PATROL, FLEET):
+        text = path.read_text(encoding='utf-8')
+        assert 'bt_executive.' not in text.replace("'bt_executive'", ''), path
+        assert 'get_package_share_directory' not in text, path
+
+
+def test_fleet_declares_the_demo_fleet_arguments(fleet):
+    assert declared(Reader(fleet['generate_launch_description'])) == \
+        expected(bringup.FLEET_ARGUMENTS)
+
+
+def test_fleet_gives_each_robot_what_the_demo_gives_it(fleet):
+    # the launch file's own rule, run: namespace, the one clock owner, Groot2 ports
+    namespace: dict[str, Any] = {}
+    exec(compile(ast.Module([fleet['robot_arguments']], []), str(FLEET), 'exec'), namespace)
+    for port in (0, 1667):
+        for index in range(1, 5):
+            assert namespace['robot_arguments'](index, port) == \
+                bringup.robot_arguments(index, port)
+    assert set(bringup.robot_arguments(1, 0)) == set(bringup.PER_ROBOT)
+
+
+def test_fleet_includes_the_patrol_with_every_argument(fleet):
+    reader = Reader(fleet['launch_robots'])
+    source = reader.names['patrol_launch']
+    assert config(source) == 'launch/patrol.launch.py'
+    include, = [c for c in ast.walk(fleet['launch_robots']) if isinstance(c, ast.Call)
+                and ast.unparse(c.func) == 'IncludeLaunchDescription']
+    assert ast.unparse(include.args[0]) == 'PythonLaunchDescriptionSource(patrol_launch)'
+    assert ast.unparse(include.keywords[0].value) == 'launch_arguments.items()'
+    passed = dict(reader.names['launch_arguments'])
+    spread = passed.pop(None)
+    assert spread.func == 'robot_arguments'
+    # everything but the per-robot arguments passes through under its own name
+    assert {name: config(value) for name, value in passed.items()} == {
+        name: ('arg', name) for name in passed}
+    assert sorted([*passed, *bringup.PER_ROBOT]) == sorted(a.name for a in bringup.ARGUMENTS)
+    fleet_names = {a.name for a in bringup.FLEET_ARGUMENTS}
+    assert set(passed) | {'robots', 'groot2_port'} == fleet_names
+
+
+def test_the_demo_takes_every_launch_argument_and_the_fleet_options():
+    args = cli.build_parser().parse_args([
+        'demo', '--robots', '3', '--groot2-port', '1667',
+        *(f'{a.name}:={a.default}' for a in bringup.ARGUMENTS)])
+    assert args.robots == 3 and args.groot2_port == 1667
+    assert demo.parse_arguments(args.arguments) == {a.name: a.default
+                                                    for a in bringup.ARGUMENTS}
+    with pytest.raises(ValueError, match="unknown launch argument 'robot'"):
+        demo.parse_arguments(['robot:=1'])
+    with pytest.raises(ValueError, match='NAME:=VALUE'):
+        demo.parse_arguments(['tree=x.yaml'])
+
+
+def _flag(argv: list[str], name: str) -> Optional[str]:
+    values = [item.split(':=', 1)[1] for item in argv if item.startswith(f'{name}:=')]
+    return values[-1] if values else None
+
+
+def test_the_demo_fleet_has_one_clock_owner_and_counts_the_groot2_ports():
+    robots = demo.plan({'groot2_port': '1667'}, 3, '/share')
+    assert [r.namespace for r in robots] == ['robot1', 'robot2', 'robot3']
+    for index, robot in enumerate(robots, 1):
+        (sim_node, sim), (exe_node, executive) = robot.commands
+        assert (sim_node.executable, exe_node.executable) == ('sim_robot', 'executive')
+        assert f'__ns:=/robot{index}' in sim and f'__ns:=/robot{index}' in executive
+        assert _flag(sim, 'publish_clock') == ('true' if index == 1 else 'false')
+        assert _flag(sim, 'use_sim_time') == 'true' == _flag(executive, 'use_sim_time')
+        assert _flag(executive, 'groot2_port') == str(1666 + index)
+    assert _flag(demo.plan({}, 2, '/s')[1].commands[1][1], 'groot2_port') == '0'
+    with pytest.raises(ValueError, match='namespace is set per robot'):
+        demo.plan({'namespace': 'x'}, 2, '/s')
+    with pytest.raises(ValueError, match='at least 1 robot'):
+        demo.plan({}, 0, '/s')
+
+
+def test_demo_command_lines_type_every_parameter():
+    commands = bringup.command_lines({'namespace': 'robot1', 'tree': '123'}, 'python3',
+                                     '/share')
     assert [node.executable for node, _ in commands] == ['sim_robot', 'executive']
     sim, executive = (argv for _, argv in commands)
     assert sim[:3] == ['python3', '-m', 'bt_executive.sim.robot']
     assert '--params-file' in sim and '/share/config/sim_robot.yaml' in sim
     assert '__ns:=/robot1' in sim and '__ns:=/robot1' in executive
-    assert 'tree_file:=/share/config/patrol.yaml' in executive
-    assert 'use_sim_time:=true' in executive and 'tick_rate:=10.0' in executive
+    assert _flag(executive, 'tree_file') == "'123'"  # a string, though YAML reads a number
+    assert _flag(executive, 'tick_rate') == '10.0' and _flag(executive, 'groot2_port') == '0'
     no_sim = bringup.command_lines({'use_sim': 'false', 'use_sim_time': 'false'}, 'p', '/s')
     assert [node.executable for node, _ in no_sim] == ['executive']
-    assert 'use_sim_time:=false' in no_sim[0][1]
+    assert _flag(no_sim[0][1], 'use_sim_time') == 'false'
+    with pytest.raises(ValueError, match='groot2_port:=x: expected int'):
+        bringup.command_lines({'groot2_port': 'x'}, 'p', '/s')
+    with pytest.raises(KeyError, match='unknown launch argument'):
+        bringup.command_lines({'robots': '2'}, 'p', '/s')
+
+
+@pytest.mark.skipif(importlib.util.find_spec('launch_ros') is None,
+                    reason='launch and launch_ros are not on PyPI; a ROS install runs this')
+@pytest.mark.parametrize('path, arguments', [(PATROL, bringup.ARGUMENTS),
+                                             (FLEET, bringup.FLEET_ARGUMENTS)],
+                         ids=['patrol', 'fleet'])
+def test_with_launch_installed_the_files_load_and_declare_the_arguments(path, arguments):
+    import runpy
+
+    description = runpy.run_path(str(path))['generate_launch_description']()
+    assert sorted(a.name for a in description.get_launch_arguments()) == \
+        sorted(a.name for a in arguments)
+
+
+def _row(argument: bringup.Argument) -> str:
+    default = argument.default or "''"
+    return f'| `{argument.name}` | `{default}` | {argument.description} |'
+
+
+def test_docs_launch_md_lists_every_argument_with_its_default_and_meaning():
+    text = (ROOT / 'docs' / 'launch.md').read_text(encoding='utf-8')
+    patrol, fleet = text.split('## A fleet')
+    for argument in bringup.ARGUMENTS:
+        assert _row(argument) in patrol, argument.name
+    for argument in bringup.FLEET_ARGUMENTS:
+        assert _row(argument) in fleet or _row(bringup.argument(argument.name)) == \
+            _row(argument), argument.name
 
 
 def test_bringup_executables_are_the_console_scripts_of_setup_py():
@@ -111,3 +323,4 @@ def test_bringup_executables_are_the_console_scripts_of_setup_py():
     for executable, module in bringup.EXECUTABLES.items():
         assert scripts[executable] == module
         assert importlib.util.find_spec(module) is not None
+    assert "glob('launch/*.launch.py')" in (ROOT / 'setup.py').read_text()

@@ -1,17 +1,22 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""The patrol bringup as data: launch arguments and nodes, shared by every launcher.
+"""The patrol bringup as data: what ``bt-executive demo`` starts, argument by argument.
 
-``launch/patrol.launch.py`` turns this description into launch_ros actions; ``bt-executive
-demo`` turns the same description into subprocess command lines. Both read the same
-parameter files, so the two ways of starting the patrol cannot drift apart.
+``launch/patrol.launch.py`` (one robot) and ``launch/fleet.launch.py`` (N robots) are
+written by hand for ``ros2 launch``; ``bt-executive demo`` starts the same nodes as
+subprocesses from the description here. ``test/test_launch.py`` reads the launch files
+and checks that they declare the same arguments (names, defaults, descriptions) and start
+the same executables with the same names, parameter files and parameters, so the two
+ways of starting the patrol cannot drift apart.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Mapping, Optional, Union
+from typing import Mapping, Optional
+
+import yaml
 
 PACKAGE = 'bt_executive'
 
@@ -20,6 +25,9 @@ EXECUTABLES = {
     'executive': 'bt_executive.ros.executive',
     'sim_robot': 'bt_executive.sim.robot',
 }
+
+#: Seconds a respawned node waits before it starts again (``use_respawn``).
+RESPAWN_DELAY = 2.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,9 +44,10 @@ class Argument:
 
 @dataclasses.dataclass(frozen=True)
 class Arg:
-    """A reference to a launch argument's value inside a node description."""
+    """A ROS parameter set from a launch argument, with the parameter's type."""
 
     name: str
+    kind: type = str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,14 +58,14 @@ class NodeLaunch:
         executable: console script name (a key of :data:`EXECUTABLES`)
         name: node name
         params_file: the argument naming the node's ROS parameters file
-        parameters: parameter overrides (literals or :class:`Arg` references)
+        parameters: parameter overrides from launch arguments
         condition: the boolean argument that must be true to start the node
     """
 
     executable: str
     name: str
     params_file: str
-    parameters: Mapping[str, Union[str, float, bool, Arg]]
+    parameters: Mapping[str, Arg]
     condition: Optional[str] = None
 
     @property
@@ -66,36 +75,66 @@ class NodeLaunch:
 
 
 ARGUMENTS = (
-    Argument('tree', 'config/patrol.yaml', 'behaviour tree file to run'),
-    Argument('use_sim', 'true', 'start the built-in simulated robot (false: a real robot '
+    Argument('namespace', '', 'Namespace of every node (one robot per namespace)'),
+    Argument('use_sim', 'true', 'Start the built-in simulated robot (false: a real robot '
              'or Gazebo provides the interfaces)'),
-    Argument('use_sim_time', 'true', 'use /clock for time (the built-in sim and Gazebo '
+    Argument('use_sim_time', 'true', 'Use /clock for time (the built-in sim and Gazebo '
              'publish it; false on a real robot)'),
-    Argument('namespace', '', 'namespace of every node (one robot per namespace)'),
-    Argument('tick_mode', 'event', "'event': tick when something the tree depends on "
-             "happens; 'periodic': tick_rate ticks per second"),
-    Argument('tick_rate', '10.0', 'executive ticks per second in periodic mode'),
-    Argument('log_level', 'info', 'log level of every node'),
+    Argument('publish_clock', 'true', 'The simulated robot publishes /clock (false: it '
+             'follows /clock from elsewhere, as the robots of a fleet after the first do)'),
+    Argument('tree', 'config/patrol.yaml', 'Behaviour tree file to run'),
     Argument('params_file', 'config/executive.yaml', 'ROS parameters of the executive'),
     Argument('sim_params_file', 'config/sim_robot.yaml',
              'ROS parameters of the built-in simulated robot'),
+    Argument('tick_mode', 'event', "'event': tick when something the tree depends on "
+             "happens; 'periodic': tick_rate ticks per second"),
+    Argument('tick_rate', '10.0', 'Executive ticks per second in periodic mode'),
+    Argument('groot2_port', '0', 'Serve Groot2 monitoring on this TCP port (0: off)'),
+    Argument('use_respawn', 'false', 'Restart the simulated robot and the executive when '
+             'they exit (false: the whole launch ends when the executive exits)'),
+    Argument('log_level', 'info', 'Log level of every node'),
 )
 
 NODES = (
-    NodeLaunch('sim_robot', 'sim_robot', 'sim_params_file', {}, condition='use_sim'),
+    NodeLaunch('sim_robot', 'sim_robot', 'sim_params_file',
+               {'publish_clock': Arg('publish_clock', bool),
+                'use_sim_time': Arg('use_sim_time', bool)}, condition='use_sim'),
     NodeLaunch('executive', 'bt_executive', 'params_file',
                {'tree_file': Arg('tree'), 'tick_mode': Arg('tick_mode'),
-                'tick_rate': Arg('tick_rate'),
-                'use_sim_time': Arg('use_sim_time')}),
+                'tick_rate': Arg('tick_rate', float), 'groot2_port': Arg('groot2_port', int),
+                'use_sim_time': Arg('use_sim_time', bool)}),
 )
 
+#: Arguments the fleet sets for each robot (see :func:`robot_arguments`).
+PER_ROBOT = ('namespace', 'publish_clock', 'groot2_port')
 
-def argument(name: str) -> Argument:
+FLEET_ARGUMENTS = (
+    Argument('robots', '3', 'Number of robots: robot1 .. robotN, each with its own '
+             "simulated robot and executive; the first robot's sim publishes /clock"),
+    *(argument for argument in ARGUMENTS if argument.name not in PER_ROBOT),
+    Argument('groot2_port', '0', 'Serve Groot2 monitoring: robot i on this TCP port + i - 1 '
+             '(0: off)'),
+)
+"""``launch/fleet.launch.py``: ``robots``, the patrol's arguments but the per-robot ones."""
+
+
+def argument(name: str, arguments: tuple[Argument, ...] = ARGUMENTS) -> Argument:
     """Return the launch argument called ``name``."""
-    for item in ARGUMENTS:
+    for item in arguments:
         if item.name == name:
             return item
     raise KeyError(name)
+
+
+def robot_arguments(index: int, groot2_port: int) -> dict[str, str]:
+    """Return the arguments of robot ``index`` (1-based) of a fleet.
+
+    Robot i runs in namespace ``robot<i>``; only the first robot's sim publishes /clock
+    (exactly one clock source); Groot2 ports count up from ``groot2_port`` (0: off).
+    """
+    return {'namespace': f'robot{index}',
+            'publish_clock': 'true' if index == 1 else 'false',
+            'groot2_port': str(groot2_port + index - 1) if groot2_port else '0'}
 
 
 def share_path(relative: str, share_directory: str) -> str:
@@ -113,10 +152,43 @@ def parse_bool(text: str) -> bool:
     raise ValueError(f'expected true or false, got {text!r}')
 
 
-def _ros_value(value: Union[str, float, bool]) -> str:
-    if isinstance(value, bool):
-        return 'true' if value else 'false'
-    return str(value)
+def ros_value(text: str, kind: type) -> str:
+    """Return ``text`` as a ``-p name:=value`` value of the parameter type ``kind``.
+
+    Raises:
+        ValueError: ``text`` is not a value of that type.
+    """
+    if kind is bool:
+        return 'true' if parse_bool(text) else 'false'
+    if kind is int:
+        return str(int(text))
+    if kind is float:
+        return repr(float(text))
+    try:
+        plain = bool(text) and isinstance(yaml.safe_load(text), str)
+    except yaml.YAMLError:
+        plain = False
+    # a string that YAML would read as something else ('123', 'true', '') is quoted
+    return text if plain else "'" + text.replace("'", "''") + "'"
+
+
+def resolve(values: Mapping[str, str], share_directory: str) -> dict[str, str]:
+    """Return the value of every argument: given, else the default (``config/`` resolved).
+
+    Raises:
+        KeyError: ``values`` names an argument that does not exist.
+    """
+    unknown = sorted(set(values) - {item.name for item in ARGUMENTS})
+    if unknown:
+        known = ', '.join(item.name for item in ARGUMENTS)
+        raise KeyError(f'unknown launch argument {unknown[0]!r} (known: {known})')
+    resolved = {}
+    for item in ARGUMENTS:
+        value = values.get(item.name, item.default)
+        if value == item.default and value.startswith('config/'):
+            value = share_path(value, share_directory)
+        resolved[item.name] = value
+    return resolved
 
 
 def command_lines(values: Mapping[str, str], python: str,
@@ -130,13 +202,12 @@ def command_lines(values: Mapping[str, str], python: str,
 
     Returns:
         (node, argv) for every node whose condition holds.
+
+    Raises:
+        KeyError: an unknown argument.
+        ValueError: a value that does not fit its parameter's type.
     """
-    resolved = {}
-    for item in ARGUMENTS:
-        value = values.get(item.name, item.default)
-        if value == item.default and value.startswith('config/'):
-            value = share_path(value, share_directory)
-        resolved[item.name] = value
+    resolved = resolve(values, share_directory)
     commands = []
     for node in NODES:
         if node.condition is not None and not parse_bool(resolved[node.condition]):
@@ -146,11 +217,12 @@ def command_lines(values: Mapping[str, str], python: str,
                 '--log-level', resolved['log_level']]
         if resolved['namespace']:
             argv += ['-r', f"__ns:=/{resolved['namespace'].strip('/')}"]
-        for key, value in node.parameters.items():
-            if isinstance(value, Arg):
-                value = resolved[value.name]
-                if key == 'use_sim_time':
-                    value = parse_bool(value)
-            argv += ['-p', f'{key}:={_ros_value(value)}']
+        for key, arg in node.parameters.items():
+            try:
+                value = ros_value(resolved[arg.name], arg.kind)
+            except ValueError:
+                raise ValueError(f'{arg.name}:={resolved[arg.name]}: expected '
+                                 f'{arg.kind.__name__}') from None
+            argv += ['-p', f'{key}:={value}']
         commands.append((node, argv))
     return commands

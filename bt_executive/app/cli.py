@@ -322,11 +322,26 @@ def _log_fault(report: str) -> None:
     print(f'bt-executive: {report.splitlines()[0] if report else report}', file=sys.stderr)
 
 
+def demo_epilog() -> str:
+    """List the launch arguments ``bt-executive demo`` accepts as NAME:=VALUE."""
+    from bt_executive.app import bringup
+    lines = ['launch arguments (as launch/patrol.launch.py):']
+    for argument in bringup.ARGUMENTS:
+        lines += [f"  {argument.name}:={argument.default or repr('')}",
+                  f'      {argument.description}']
+    return '\n'.join(lines)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Run the patrol on the built-in simulated robot and print a summary."""
-    from bt_executive.app.demo import run
-    return run(laps=args.laps, tree=args.tree, namespace=args.namespace,
-               timeout=args.timeout)
+    from bt_executive.app.demo import parse_arguments, run
+    try:
+        arguments = parse_arguments(args.arguments)
+    except ValueError as error:
+        print(f'bt-executive demo: {error}', file=sys.stderr)
+        return EXIT_USAGE
+    return run(laps=args.laps, tree=args.tree, namespace=args.namespace, robots=args.robots,
+               groot2_port=args.groot2_port, arguments=arguments, timeout=args.timeout)
 
 
 def _write_output(data: str | bytes, output: Optional[str]) -> int:
@@ -446,10 +461,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--ascii', action='store_true', help='ASCII only, no unicode')
     p.set_defaults(func=cmd_tick)
 
-    p = sub.add_parser('demo', help='run the patrol demo on the built-in simulated robot')
-    p.add_argument('--laps', type=int, default=2, help='stop after this many laps (2)')
+    p = sub.add_parser('demo', help='run the patrol demo on the built-in simulated robot',
+                       epilog=demo_epilog(), formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument('arguments', nargs='*', metavar='NAME:=VALUE',
+                   help='launch arguments of launch/patrol.launch.py (listed below)')
+    p.add_argument('--laps', type=int, default=2,
+                   help='stop when every robot completed this many laps (2)')
+    p.add_argument('--robots', type=int, metavar='N',
+                   help='a fleet as launch/fleet.launch.py: robot1..robotN, one /clock')
     p.add_argument('--tree', help='tree file (default: the package patrol.yaml)')
     p.add_argument('--namespace', default='', help='namespace of the nodes')
+    p.add_argument('--groot2-port', type=int, metavar='PORT',
+                   help='serve Groot2 on this port (a fleet: robot i on PORT + i - 1)')
     p.add_argument('--timeout', type=float, default=300.0,
                    help='give up after this many wall-clock seconds (300)')
     p.set_defaults(func=cmd_demo)

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """``bt-executive demo``: the patrol on the built-in simulated robot, without ``ros2 launch``.
 
-Starts the nodes of :mod:`bt_executive.app.bringup` as subprocesses with the same parameter
-files as ``launch/patrol.launch.py``, shows the live tree and robot state in the
-terminal, and ends after N laps (or Ctrl-C) with a summary.
+Starts the nodes of :mod:`bt_executive.app.bringup` as subprocesses with the same arguments
+and parameter files as ``launch/patrol.launch.py`` (``--robots N``: as
+``launch/fleet.launch.py``, robot1 .. robotN on one /clock), shows the live tree and robot
+state in the terminal, and ends when every robot completed its laps (or on Ctrl-C) with a
+summary.
 """
 
 from __future__ import annotations
@@ -13,13 +15,13 @@ import dataclasses
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Optional, TextIO
+from typing import Any, Mapping, Optional, TextIO
 
 from bt_executive.app import bringup
+from bt_executive.app.processes import Processes
 from bt_executive.viewers.watch import format_duration
 
 CLEAR = '\x1b[H\x1b[J'
@@ -48,6 +50,8 @@ class Observed:
     goals_aborted: int = 0
     goals_succeeded: int = 0
     updates: int = 0
+    #: seconds from the start of the demo to the end of the wanted laps
+    done_after: Optional[float] = None
 
     def on_status(self, text: str) -> None:
         """Record an executive ~/status message."""
@@ -118,92 +122,239 @@ def summary(observed: Observed, elapsed: float) -> str:
     ])
 
 
-def _tail(path: str, lines: int = 20) -> str:
-    try:
-        with open(path, 'rb') as stream:
-            return b''.join(stream.readlines()[-lines:]).decode('utf-8', 'replace')
-    except OSError:
-        return '(no log)'
+def parse_arguments(items: list[str]) -> dict[str, str]:
+    """Read ``NAME:=VALUE`` launch arguments (as ``ros2 launch`` takes them).
+
+    Raises:
+        ValueError: an item without ``:=`` or an unknown name.
+    """
+    known = [argument.name for argument in bringup.ARGUMENTS]
+    values = {}
+    for item in items:
+        name, separator, value = item.partition(':=')
+        if not separator:
+            raise ValueError(f'{item!r}: expected NAME:=VALUE')
+        if name not in known:
+            raise ValueError(f"unknown launch argument {name!r} (known: {', '.join(known)})")
+        values[name] = value
+    return values
 
 
-def _stop(process: subprocess.Popen, name: str, timeout: float, out: TextIO) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGINT)
-    try:
-        process.wait(timeout)
-    except subprocess.TimeoutExpired:
-        print(f'demo: {name} did not stop within {timeout} s; killing it', file=out)
-        process.kill()
-        process.wait(timeout)
+@dataclasses.dataclass
+class Robot:
+    """One robot of the demo: its namespace, its nodes' command lines, what was seen."""
+
+    namespace: str
+    commands: list[tuple[bringup.NodeLaunch, list[str]]]
+    observed: Observed = dataclasses.field(default_factory=Observed)
+
+    @property
+    def label(self) -> str:
+        """Return the robot's name in the output (its namespace, or ``patrol``)."""
+        return self.namespace.strip('/') or 'patrol'
+
+    def topic(self, name: str) -> str:
+        """Return the absolute name of a topic relative to the robot's namespace."""
+        space = self.namespace.strip('/')
+        return f'/{space}/{name}' if space else f'/{name}'
+
+
+def plan(values: Mapping[str, str], robots: Optional[int], share: str) -> list[Robot]:
+    """Return the robots to start: the patrol once, or a fleet of ``robots``.
+
+    Raises:
+        KeyError: an unknown launch argument.
+        ValueError: a value that does not fit, or a per-robot argument given to a fleet.
+    """
+    if robots is None:
+        values = dict(values)
+        return [Robot(values.get('namespace', ''),
+                      bringup.command_lines(values, sys.executable, share))]
+    if robots < 1:
+        raise ValueError(f'--robots {robots}: expected at least 1 robot')
+    fixed = sorted(set(values) & {'namespace', 'publish_clock'})
+    if fixed:
+        raise ValueError(f'{fixed[0]} is set per robot in a fleet (robot1 .. robotN; only '
+                         "the first robot's sim publishes /clock)")
+    port = int(values.get('groot2_port', '0'))
+    fleet = []
+    for index in range(1, robots + 1):
+        each = {**values, **bringup.robot_arguments(index, port)}
+        fleet.append(Robot(each['namespace'],
+                           bringup.command_lines(each, sys.executable, share)))
+    return fleet
+
+
+def render_fleet(robots: list[Robot], laps_wanted: int, clock_publishers: int) -> str:
+    """Render one line per robot, under a line naming the /clock publishers."""
+    lines = [f'fleet of {len(robots)} robots  /clock publishers {clock_publishers}']
+    for robot in robots:
+        status, board, state = robot.observed.status, robot.observed.blackboard, \
+            robot.observed.robot
+        active = [p.rsplit('/', 1)[-1] for p in status.get('active', [])
+                  if p.rsplit('/', 1)[-1] not in ('Sequence', 'Selector')]
+        battery = state.get('battery')
+        branch = ' \u25b8 '.join(active[-2:]) or '-'
+        lines.append(
+            f"{robot.label:<8} laps {board.get('laps', 0)}/{laps_wanted}  reached "
+            f"{board.get('reached', 0):>3}  dockings {board.get('dockings', 0)}  battery "
+            + (f'{battery * 100:5.1f}%' if isinstance(battery, (int, float)) else '    ?')
+            + f"  ticks {status.get('tick_count', 0):>5}  {branch}")
+    return '\n'.join(lines)
+
+
+def summary_fleet(robots: list[Robot], clock_publishers: int, elapsed: float) -> str:
+    """Render the fleet's end-of-run report: one row per robot, the /clock publishers."""
+    rows = ['fleet summary',
+            '  robot     laps  reached  skipped  dockings  lowest battery  cancelled  '
+            'ticks  laps done after']
+    for robot in robots:
+        observed, board = robot.observed, robot.observed.blackboard
+        done = '-' if observed.done_after is None else format_duration(observed.done_after)
+        rows.append(f"  {robot.label:<9} {board.get('laps', 0):>4}  {board.get('reached', 0):>7}"
+                    f"  {board.get('skipped', 0):>7}  {board.get('dockings', 0):>8}  "
+                    f'{observed.lowest_battery * 100:>13.1f}%  {observed.goals_cancelled:>9}  '
+                    f"{observed.status.get('tick_count', 0):>5}  {done:>15}")
+    rows.append(f'  /clock publishers  {clock_publishers} (the most seen at once)')
+    rows.append(f'  wall time          {format_duration(elapsed)}')
+    return '\n'.join(rows)
+
+
+def _listen(listener: Any, robot: Robot) -> None:
+    """Subscribe the listener to the robot's status, sim state and navigation statuses."""
+    from bt_executive.ros.listener import topic_name
+
+    observed = robot.observed
+    listener.subscribe(topic_name(robot.namespace, 'bt_executive', 'status'),
+                       lambda msg: observed.on_status(msg.data))
+    listener.subscribe(robot.topic('sim_state'), lambda msg: observed.on_robot(msg.data))
+    listener.subscribe(robot.topic('navigate/status'),
+                       lambda msg: observed.on_goal_status(msg.status),
+                       msg_type='action_msgs/msg/GoalStatus', depth=10, latched=False)
 
 
 def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
-        timeout: float = 300.0, out: TextIO = sys.stdout, live: Optional[bool] = None) -> int:
-    """Run the patrol demo; return the exit code (0 when the laps were completed)."""
+        robots: Optional[int] = None, groot2_port: Optional[int] = None,
+        arguments: Optional[Mapping[str, str]] = None, timeout: float = 300.0,
+        out: TextIO = sys.stdout, live: Optional[bool] = None) -> int:
+    """Run the patrol demo; return the exit code (0 when every robot completed its laps).
+
+    Args:
+        laps: laps every robot must complete
+        tree: the tree file (the ``tree`` launch argument)
+        namespace: the namespace of the single patrol (not with ``robots``)
+        robots: start a fleet of this many robots (``launch/fleet.launch.py``)
+        groot2_port: serve Groot2 on this port (a fleet: robot i on port + i - 1)
+        arguments: launch arguments (``launch/patrol.launch.py``) by name
+        timeout: wall-clock seconds before giving up
+        out: where the output goes
+        live: redraw in place (default: when ``out`` is a terminal)
+
+    Returns:
+        0 on success, 1 on a failure (a node exited, the timeout), 2 on invalid
+        arguments, 130 on Ctrl-C.
+    """
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
+    values = dict(arguments or {})
+    if namespace:
+        values['namespace'] = namespace
+    if tree:
+        values['tree'] = os.path.abspath(tree)
+    if groot2_port is not None:
+        values['groot2_port'] = str(groot2_port)
+    try:
+        fleet = plan(values, robots, package_share())
+        respawn = bringup.parse_bool(values.get('use_respawn', 'false'))
+    except (KeyError, ValueError) as error:
+        print(f'demo: {error.args[0]}', file=out)
+        return 2
     from bt_executive.ros.listener import SnapshotListener
 
     live = out.isatty() if live is None else live
-    share = package_share()
-    values = {'namespace': namespace}
-    if tree:
-        values['tree'] = os.path.abspath(tree)
-    commands = bringup.command_lines(values, sys.executable, share)
     print(f"demo: ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']} "
           f"ROS_AUTOMATIC_DISCOVERY_RANGE={os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE']}",
           file=out, flush=True)
-    processes: list[tuple[str, subprocess.Popen]] = []
     logs = tempfile.mkdtemp(prefix='bt_executive_demo_')
     print(f'demo: node logs in {logs}', file=out, flush=True)
-    observed = Observed()
-    # the listener's node lives in the executive's namespace: relative names resolve there
-    listener = SnapshotListener(namespace, on_status=observed.on_status,
-                                name='bt_executive_demo')
-    listener.subscribe('sim_state', lambda msg: observed.on_robot(msg.data))
-    listener.subscribe('navigate/status', lambda msg: observed.on_goal_status(msg.status),
-                       msg_type='action_msgs/msg/GoalStatus', depth=10, latched=False)
+    processes = Processes(logs, respawn, bringup.RESPAWN_DELAY, out)
+    listener = SnapshotListener(name='bt_executive_demo')
+    for robot in fleet:
+        _listen(listener, robot)
     started = time.monotonic()
     interrupted = []
     previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
     code = 0
     final_view = ''
+    clock = [0]  # the most /clock publishers seen at once
+
+    def view() -> str:
+        if robots is None:
+            return render(fleet[0].observed, laps)
+        return render_fleet(fleet, laps, clock[0])
+
+    def start(executable: str) -> None:
+        for robot in fleet:
+            for launch, argv in robot.commands:
+                if launch.executable == executable:
+                    label = f'{robot.label}/{launch.name}' if robots else launch.name
+                    print(f'demo: starting {label} ({argv[2]})', file=out, flush=True)
+                    processes.start(label, launch.executable, argv)
+
     try:
-        for launch, argv in commands:
-            print(f'demo: starting {launch.name} ({argv[2]})', file=out, flush=True)
-            with open(os.path.join(logs, f'{launch.name}.log'), 'wb') as log:
-                processes.append((launch.name, subprocess.Popen(
-                    argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)))
+        # the sims first; the executives once every sim is up (its latched sim_state
+        # arrived), so no executive's first goal waits out discovery on a loaded machine
+        start('sim_robot')
+        sims = [robot for robot in fleet
+                if any(launch.executable == 'sim_robot' for launch, _ in robot.commands)]
+        while not interrupted and code == 0 \
+                and not all(robot.observed.robot for robot in sims):
+            listener.spin_once(timeout_sec=0.1)
+            failure = processes.check(time.monotonic())
+            if failure or time.monotonic() - started > timeout:
+                print(failure or f'demo: the simulated robots did not come up within '
+                      f'{format_duration(timeout)}', file=out)
+                code = 1
+        if not interrupted and code == 0:
+            start('executive')
         last_draw = 0.0
-        while not interrupted:
+        while not interrupted and code == 0:
             listener.spin_once(timeout_sec=0.1)
             now = time.monotonic()
-            dead = [(name, p.returncode) for name, p in processes if p.poll() is not None]
-            if dead:
-                print(f'demo: {dead[0][0]} exited with status {dead[0][1]}; the end of its '
-                      f'log:\n{_tail(os.path.join(logs, dead[0][0] + ".log"))}', file=out)
+            failure = processes.check(now)
+            if failure:
+                print(failure, file=out)
                 code = 1
                 break
-            if observed.blackboard.get('laps', 0) >= laps:
+            clock[0] = max(clock[0], listener.node.count_publishers('/clock'))
+            for robot in fleet:
+                if robot.observed.done_after is None \
+                        and robot.observed.blackboard.get('laps', 0) >= laps:
+                    robot.observed.done_after = now - started
+            if all(robot.observed.done_after is not None for robot in fleet):
                 break
             if now - started > timeout:
-                print(f'demo: {laps} laps not completed within {format_duration(timeout)}',
-                      file=out)
+                late = [robot.label for robot in fleet if robot.observed.done_after is None]
+                print(f'demo: {laps} laps not completed within {format_duration(timeout)} '
+                      f"by {', '.join(late)}", file=out)
                 code = 1
                 break
-            if now - last_draw >= (0.25 if live else 5.0) and observed.updates:
+            if now - last_draw >= (0.25 if live else 5.0) \
+                    and any(robot.observed.updates for robot in fleet):
                 last_draw = now
-                text = render(observed, laps)
+                text = view()
                 print(CLEAR + text if live else text + '\n', file=out, flush=True)
-        final_view = render(observed, laps)
+        final_view = view()
     finally:
         signal.signal(signal.SIGINT, previous)
-        for name, process in reversed(processes):  # the executive first: it cancels goals
-            _stop(process, name, 10.0, out)
+        processes.stop()
         listener.spin_once(timeout_sec=0.1)
         listener.close()
     if final_view:
         print(final_view, file=out)
-    print(summary(observed, time.monotonic() - started), file=out, flush=True)
+    elapsed = time.monotonic() - started
+    if robots is None:
+        print(summary(fleet[0].observed, elapsed), file=out, flush=True)
+    else:
+        print(summary_fleet(fleet, clock[0], elapsed), file=out, flush=True)
     return 130 if interrupted else code

@@ -4,13 +4,14 @@
 
 ``sim_robot --ros-args --params-file config/sim_robot.yaml -r __ns:=/robot1``
 
-A :class:`~bt_executive.sim.model.RobotModel` stepped with a fixed time step at ``rate``
-Hz, exposed on standard interfaces only: ``cmd_vel``, ``odom``, ``battery_state``,
+A :class:`~bt_executive.sim.model.RobotModel` stepped at ``rate`` Hz, exposed on standard
+interfaces only: ``cmd_vel``, ``odom``, ``battery_state``,
 ``emergency_stop``, the ``dock``/``undock`` Trigger services, a topic-based navigation
 protocol (``navigate/goal``, ``navigate/cancel``, ``navigate/status``,
 ``navigate/feedback``) and a JSON summary on ``sim_state``. With ``publish_clock`` the
 node owns time: it publishes ``/clock``, advancing ``time_scale / rate`` simulated
-seconds per step, and stamps everything with that time.
+seconds per step, and stamps everything with that time; without it the node follows its
+clock (a ``/clock`` published elsewhere with ``use_sim_time``) by the elapsed time.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any, cast, Optional
 
 from action_msgs.msg import GoalInfo, GoalStatus
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
+from bt_executive.sim.follow import ClockFollower
 from bt_executive.sim.model import (ABORTED, CANCELED, ModelParams, NavEvent, RobotModel,
                                     STATUS_NAMES)
 from builtin_interfaces.msg import Time as TimeMsg
@@ -150,11 +152,14 @@ class SimRobot(Node):
         self.publish_clock = bool(values['publish_clock'])
         rate = float(values['rate'])
         scale = float(values['time_scale']) if self.publish_clock else 1.0
-        if not self.publish_clock and values['time_scale'] != 1.0:
+        following = self.get_parameter('use_sim_time').value
+        if not self.publish_clock and not following and values['time_scale'] != 1.0:
             self.get_logger().warning('time_scale only applies with publish_clock:=true; '
                                       'ignored')
         self.step_ns = max(1, round(1e9 * scale / rate))
         self._sim_ns = 0
+        # not owning time: advance by the node clock's elapsed time (a followed /clock)
+        self._follower = None if self.publish_clock else ClockFollower(1.0 / rate)
         self._battery_period = 1.0 / float(values['battery_rate'])
         self._ticks = {'battery': -1, 'status': -1, 'state': -1}
 
@@ -185,9 +190,11 @@ class SimRobot(Node):
         self._publish_battery()
         self._publish_state()
         self.get_logger().info(
-            f'sim_robot ready at ({self.model.x:g}, {self.model.y:g}); step '
-            f'{self.step_ns / 1e9:g} s every {1.0 / rate:g} s'
-            + (f' (publishing /clock, x{scale:g})' if self.publish_clock else ''))
+            f'sim_robot ready at ({self.model.x:g}, {self.model.y:g}); '
+            + (f'step {self.step_ns / 1e9:g} s every {1.0 / rate:g} s (publishing /clock, '
+               f'x{scale:g})' if self.publish_clock else
+               f"following the {'/clock' if following else 'system'} clock in steps of at "
+               f'most {1.0 / rate:g} s'))
 
     # --- time ------------------------------------------------------------------------
 
@@ -208,9 +215,16 @@ class SimRobot(Node):
     # --- the step --------------------------------------------------------------------
 
     def _step(self) -> None:
-        """Advance the model by one fixed step and publish what is due."""
-        events = self.model.step(self.step_ns / 1e9)
-        self._sim_ns += self.step_ns
+        """Advance the model (a fixed step, or the node clock's elapsed time); publish."""
+        if self._follower is None:
+            steps = [self.step_ns / 1e9]
+            self._sim_ns += self.step_ns
+        else:
+            steps = self._follower.advance(self.get_clock().now().nanoseconds)
+            if not steps:
+                return
+            self._sim_ns = cast(int, self._follower.last_ns)
+        events = [event for dt in steps for event in self.model.step(dt)]
         if self._clock_pub is not None:
             self._clock_pub.publish(ClockMsg(clock=self._stamp()))
         self._publish_odom()

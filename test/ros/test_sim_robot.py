@@ -402,6 +402,34 @@ def test_dock_charge_and_undock(sim: Callable[..., Sim]) -> None:
 
 
 @pytest.mark.ros
+def test_without_publish_clock_it_follows_a_clock_published_elsewhere(
+        sim: Callable[..., Sim], ros_node: Any) -> None:
+    # a fleet's sims after the first: the clock jumps 0.25 s per message, 12x its step
+    from builtin_interfaces.msg import Time
+    from rosgraph_msgs.msg import Clock
+
+    topic = f'/clock_{uuid.uuid4().hex[:8]}'
+    robot = sim('publish_clock:=false', 'use_sim_time:=true', options=('-r', f'/clock:={topic}'))
+    publisher = ros_node.create_publisher(Clock, topic, 10)
+    now = [100.0]
+
+    def tick() -> None:
+        now[0] += 0.25
+        publisher.publish(Clock(clock=Time(sec=int(now[0]), nanosec=int(now[0] % 1 * 1e9))))
+
+    ros_node.create_timer(0.05, tick)
+    start = stamp_seconds(robot.odom.first(lambda msg: True, 'odom on the followed clock',
+                                           timeout=DISCOVERY_TIMEOUT).header.stamp)
+    assert start > 100.0
+    robot.send_goal(4.0, 0.0, 7)
+    robot.wait_status(7, STATUS_SUCCEEDED, timeout=60.0)
+    arrived = robot.odom.first(lambda msg: msg.pose.pose.position.x >= 3.85, 'the arrival')
+    # 3.85 m at 0.5 m/s take 7.7 s of the followed clock: not one 0.02 s step per message
+    # (~150 s), not less; the goal's way to the sim may cost a few clock messages
+    assert 7.7 - 0.3 <= stamp_seconds(arrived.header.stamp) - start <= 7.7 + 5.0
+
+
+@pytest.mark.ros
 def test_invalid_parameters_exit_with_status_1(spawn: Callable[..., SpawnedProcess]) -> None:
     process = spawn(SIM_SCRIPT, '--ros-args', '-p', 'world_min_x:=5.0', '-p', 'rate:=50')
     assert process.popen.wait(TIMEOUT) == 1

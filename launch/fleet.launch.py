@@ -1,0 +1,139 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""Launch a fleet: N patrols (patrol.launch.py), robot1 .. robotN, on one /clock.
+
+    ros2 launch bt_executive fleet.launch.py robots:=3
+    ros2 launch bt_executive fleet.launch.py robots:=2 groot2_port:=1667
+
+Every robot gets its own namespace, simulated robot and executive. Exactly one process
+publishes /clock: the first robot's sim; the other sims and every executive follow it
+(use_sim_time). Robot i serves Groot2 on groot2_port + i - 1 (when groot2_port is not 0).
+``bt-executive demo --robots N`` starts the same fleet without ``ros2 launch``.
+"""
+
+from launch import LaunchDescription
+from launch.actions import (DeclareLaunchArgument, GroupAction, IncludeLaunchDescription,
+                            LogInfo, OpaqueFunction)
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.substitutions import FindPackageShare
+
+
+def robot_arguments(index: int, groot2_port: int) -> dict[str, str]:
+    """Return the arguments that differ between robots, for robot ``index`` (from 1)."""
+    return {
+        'namespace': f'robot{index}',
+        # exactly one clock source: the first robot's sim
+        'publish_clock': 'true' if index == 1 else 'false',
+        'groot2_port': str(groot2_port + index - 1) if groot2_port else '0',
+    }
+
+
+def launch_robots(context):
+    """Include patrol.launch.py once per robot."""
+    robots = int(LaunchConfiguration('robots').perform(context))
+    if robots < 1:
+        raise ValueError(f'robots:={robots}: expected at least 1 robot')
+    groot2_port = int(LaunchConfiguration('groot2_port').perform(context))
+    patrol_launch = PathJoinSubstitution(
+        [FindPackageShare('bt_executive'), 'launch', 'patrol.launch.py'])
+
+    actions = []
+    for index in range(1, robots + 1):
+        launch_arguments = {
+            'use_sim': LaunchConfiguration('use_sim'),
+            'use_sim_time': LaunchConfiguration('use_sim_time'),
+            'tree': LaunchConfiguration('tree'),
+            'params_file': LaunchConfiguration('params_file'),
+            'sim_params_file': LaunchConfiguration('sim_params_file'),
+            'tick_mode': LaunchConfiguration('tick_mode'),
+            'tick_rate': LaunchConfiguration('tick_rate'),
+            'use_respawn': LaunchConfiguration('use_respawn'),
+            'log_level': LaunchConfiguration('log_level'),
+            **robot_arguments(index, groot2_port),
+        }
+        actions.append(GroupAction([
+            LogInfo(msg=[f'Launching robot{index}: publish_clock ',
+                         launch_arguments['publish_clock'], ', groot2_port ',
+                         launch_arguments['groot2_port']]),
+            IncludeLaunchDescription(
+                PythonLaunchDescriptionSource(patrol_launch),
+                launch_arguments=launch_arguments.items()),
+        ]))
+    return actions
+
+
+def generate_launch_description() -> LaunchDescription:
+    """Declare the fleet's arguments, then include one patrol per robot."""
+    declare_robots_cmd = DeclareLaunchArgument(
+        'robots', default_value='3',
+        description='Number of robots: robot1 .. robotN, each with its own '
+                    "simulated robot and executive; the first robot's sim publishes /clock")
+
+    declare_use_sim_cmd = DeclareLaunchArgument(
+        'use_sim', default_value='true',
+        description='Start the built-in simulated robot (false: a real robot '
+                    'or Gazebo provides the interfaces)')
+
+    declare_use_sim_time_cmd = DeclareLaunchArgument(
+        'use_sim_time', default_value='true',
+        description='Use /clock for time (the built-in sim and Gazebo '
+                    'publish it; false on a real robot)')
+
+    declare_tree_cmd = DeclareLaunchArgument(
+        'tree',
+        default_value=PathJoinSubstitution(
+            [FindPackageShare('bt_executive'), 'config', 'patrol.yaml']),
+        description='Behaviour tree file to run')
+
+    declare_params_file_cmd = DeclareLaunchArgument(
+        'params_file',
+        default_value=PathJoinSubstitution(
+            [FindPackageShare('bt_executive'), 'config', 'executive.yaml']),
+        description='ROS parameters of the executive')
+
+    declare_sim_params_file_cmd = DeclareLaunchArgument(
+        'sim_params_file',
+        default_value=PathJoinSubstitution(
+            [FindPackageShare('bt_executive'), 'config', 'sim_robot.yaml']),
+        description='ROS parameters of the built-in simulated robot')
+
+    declare_tick_mode_cmd = DeclareLaunchArgument(
+        'tick_mode', default_value='event',
+        description="'event': tick when something the tree depends on "
+                    "happens; 'periodic': tick_rate ticks per second")
+
+    declare_tick_rate_cmd = DeclareLaunchArgument(
+        'tick_rate', default_value='10.0',
+        description='Executive ticks per second in periodic mode')
+
+    declare_groot2_port_cmd = DeclareLaunchArgument(
+        'groot2_port', default_value='0',
+        description='Serve Groot2 monitoring: robot i on this TCP port + i - 1 (0: off)')
+
+    declare_use_respawn_cmd = DeclareLaunchArgument(
+        'use_respawn', default_value='false',
+        description='Restart the simulated robot and the executive when '
+                    'they exit (false: the whole launch ends when the executive exits)')
+
+    declare_log_level_cmd = DeclareLaunchArgument(
+        'log_level', default_value='info',
+        description='Log level of every node')
+
+    ld = LaunchDescription()
+
+    ld.add_action(declare_robots_cmd)
+    ld.add_action(declare_use_sim_cmd)
+    ld.add_action(declare_use_sim_time_cmd)
+    ld.add_action(declare_tree_cmd)
+    ld.add_action(declare_params_file_cmd)
+    ld.add_action(declare_sim_params_file_cmd)
+    ld.add_action(declare_tick_mode_cmd)
+    ld.add_action(declare_tick_rate_cmd)
+    ld.add_action(declare_groot2_port_cmd)
+    ld.add_action(declare_use_respawn_cmd)
+    ld.add_action(declare_log_level_cmd)
+
+    ld.add_action(OpaqueFunction(function=launch_robots))
+
+    return ld
