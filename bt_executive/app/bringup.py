@@ -79,10 +79,15 @@ ARGUMENTS = (
     Argument('params_file', 'config/executive.yaml', 'ROS parameters of the executive'),
     Argument('sim_params_file', 'config/sim_robot.yaml',
              'ROS parameters of the built-in simulated robot'),
+    Argument('sim_nav2', 'auto', "the built-in sim also serves Nav2's navigate_to_pose, "
+             'dock_robot and undock_robot actions (for tree:=config/patrol_nav2.yaml): '
+             "'auto' when nav2_msgs is installed, 'true' (the sim exits if it is not), "
+             "'false'"),
 )
 
 NODES = (
-    NodeLaunch('sim_robot', 'sim_robot', 'sim_params_file', {}, condition='use_sim'),
+    NodeLaunch('sim_robot', 'sim_robot', 'sim_params_file', {'nav2': Arg('sim_nav2')},
+               condition='use_sim'),
     NodeLaunch('executive', 'bt_executive', 'params_file',
                {'tree_file': Arg('tree'), 'tick_mode': Arg('tick_mode'),
                 'tick_rate': Arg('tick_rate'),

@@ -326,7 +326,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """Run the patrol on the built-in simulated robot and print a summary."""
     from bt_executive.app.demo import run
     return run(laps=args.laps, tree=args.tree, namespace=args.namespace,
-               timeout=args.timeout)
+               timeout=args.timeout, nav2=args.nav2)
 
 
 def _write_output(data: str | bytes, output: Optional[str]) -> int:
@@ -452,6 +452,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--namespace', default='', help='namespace of the nodes')
     p.add_argument('--timeout', type=float, default=300.0,
                    help='give up after this many wall-clock seconds (300)')
+    p.add_argument('--nav2', action='store_true',
+                   help="run patrol_nav2.yaml: the sim serves Nav2's actions (needs nav2_msgs)")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser('export', help='write a tree file as BehaviorTree.CPP v4 XML (Groot2)')

@@ -48,6 +48,8 @@ class Observed:
     goals_aborted: int = 0
     goals_succeeded: int = 0
     updates: int = 0
+    count_from_sim_state: bool = False
+    """Take the goal counts from ``sim_state`` (Nav2 goals have no ``navigate/status``)."""
 
     def on_status(self, text: str) -> None:
         """Record an executive ~/status message."""
@@ -60,10 +62,17 @@ class Observed:
         battery = self.robot.get('battery')
         if isinstance(battery, (int, float)):
             self.lowest_battery = min(self.lowest_battery, battery)
+        results = self.robot.get('results') or {}
+        if self.count_from_sim_state:
+            self.goals_succeeded = results.get('succeeded', 0)
+            self.goals_cancelled = results.get('canceled', 0)
+            self.goals_aborted = results.get('aborted', 0)
         self.updates += 1
 
     def on_goal_status(self, status: int) -> None:
         """Count terminal navigation statuses."""
+        if self.count_from_sim_state:
+            return
         if status == 4:
             self.goals_succeeded += 1
         elif status == 5:
@@ -139,8 +148,14 @@ def _stop(process: subprocess.Popen, name: str, timeout: float, out: TextIO) -> 
 
 
 def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
-        timeout: float = 300.0, out: TextIO = sys.stdout, live: Optional[bool] = None) -> int:
-    """Run the patrol demo; return the exit code (0 when the laps were completed)."""
+        timeout: float = 300.0, out: TextIO = sys.stdout, live: Optional[bool] = None,
+        nav2: bool = False) -> int:
+    """Run the patrol demo; return the exit code (0 when the laps were completed).
+
+    With ``nav2`` the tree defaults to ``config/patrol_nav2.yaml`` and the sim serves
+    Nav2's actions (``sim_nav2:=true``); without a usable ``nav2_msgs`` this returns 2
+    before starting anything.
+    """
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
     from bt_executive.ros.listener import SnapshotListener
@@ -148,6 +163,13 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
     live = out.isatty() if live is None else live
     share = package_share()
     values = {'namespace': namespace}
+    if nav2:
+        from bt_executive.sim.nav2_server import load_actions
+        if not load_actions()[0]:
+            print(f'demo: --nav2 needs the Nav2 action types: {load_actions()[1]}', file=out)
+            return 2
+        values['sim_nav2'] = 'true'
+        values['tree'] = os.path.join(share, 'config', 'patrol_nav2.yaml')
     if tree:
         values['tree'] = os.path.abspath(tree)
     commands = bringup.command_lines(values, sys.executable, share)
@@ -157,7 +179,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
     processes: list[tuple[str, subprocess.Popen]] = []
     logs = tempfile.mkdtemp(prefix='bt_executive_demo_')
     print(f'demo: node logs in {logs}', file=out, flush=True)
-    observed = Observed()
+    observed = Observed(count_from_sim_state=nav2)
     # the listener's node lives in the executive's namespace: relative names resolve there
     listener = SnapshotListener(namespace, on_status=observed.on_status,
                                 name='bt_executive_demo')
