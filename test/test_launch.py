@@ -100,6 +100,14 @@ def test_demo_command_lines_match_the_launch_description():
     assert 'use_sim_time:=false' in no_sim[0][1]
 
 
+def test_sim_nav2_argument_reaches_the_sim():
+    assert bringup.argument('sim_nav2').default == 'auto'
+    (_, sim), _ = bringup.command_lines({}, 'p', '/s')
+    assert 'nav2:=auto' in sim
+    (_, sim), _ = bringup.command_lines({'sim_nav2': 'true'}, 'p', '/s')
+    assert sim.count('-p') == 1 and 'nav2:=true' in sim
+
+
 def test_bringup_executables_are_the_console_scripts_of_setup_py():
     tree = ast.parse((ROOT / 'setup.py').read_text())
     scripts = {}

@@ -288,7 +288,8 @@ def test_stranded_patrol_nav2_sends_no_goal_storm(spawn: Callable[..., SpawnedPr
 
     wait_for(lambda: board().get('stranded'), 120.0, 'the robot stranded\n' + context())
     assert states[-1]['battery'] == 0.0, context()
-    assert 'battery empty' in statuses[-1]['last_failure'], context()
+    assert 'goal aborted: battery empty (error_code 9000)' in statuses[-1]['last_failure'], (
+        context())
     sent = states[-1]['goals']
     assert sent <= 6, context()
     until = states[-1]['time'] + 30.0
