@@ -150,7 +150,7 @@ class Nav2Sim:
         return handle
 
     def result(self, handle: Any) -> Any:
-        """Wait for a goal's result (status and result message)."""
+        """Wait for the goal's outcome: the status and the Result message."""
         return wait_future(handle.get_result_async(), TIMEOUT, 'the result')
 
     def navigate_goal(self, x: float, y: float) -> Any:
