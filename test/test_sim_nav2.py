@@ -178,6 +178,9 @@ def test_topic_goal_and_nav2_goal_replace_each_other(standin: Any) -> None:
         ((5, 0), 'replaced by a new goal')]
     driver.route(driver.model.navigate(1.0, 1.0, (6, 0)))
     assert driver.outcome(key).reason == 'preempted by a newer goal'
+    other = driver.navigate(2.0, 0.0)
+    driver.route(driver.model.cancel(None))  # navigate/cancel with a zero stamp
+    assert driver.outcome(other).reason == 'stopped by another request (canceled)'
 
 
 def dock_goal(module: Any, **fields: Any) -> Any:

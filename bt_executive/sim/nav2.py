@@ -85,6 +85,13 @@ def _seconds_to(duration: Any, seconds: float) -> None:
     duration.nanosec = min(999_999_999, int(round((seconds - whole) * 1e9)))
 
 
+def _preempted(event: NavEvent) -> str:
+    """Say why a goal was stopped by something other than its own cancel request."""
+    if event.reason == 'replaced by a new goal':
+        return 'preempted by a newer goal'
+    return f'stopped by another request ({event.reason})'  # e.g. navigate/cancel
+
+
 def _set(message: Any, field: str, value: Any) -> None:
     """Set ``field`` when the message has it (result shapes differ between Nav2 versions)."""
     if hasattr(message, field):
@@ -215,7 +222,7 @@ class Nav2Sim:
         elif event.status == CANCELED and job.cancel_requested:
             self._end(job, CANCEL, 'canceled', code_name='NONE')
         elif event.status == CANCELED:
-            self._end(job, ABORT, 'preempted by a newer goal', code_name='UNKNOWN')
+            self._end(job, ABORT, _preempted(event), code_name='UNKNOWN')
         elif event.reason.startswith('navigation timeout'):
             self._end(job, ABORT, event.reason, code_name='TIMEOUT')
         else:
@@ -280,7 +287,7 @@ class Nav2Sim:
         elif event.status == CANCELED and job.cancel_requested:
             self._end(job, CANCEL, 'canceled', code_name='NONE')
         elif event.status == CANCELED:
-            self._end(job, ABORT, 'driving to the dock was preempted by a newer goal',
+            self._end(job, ABORT, f'driving to the dock was {_preempted(event)}',
                       code_name='FAILED_TO_STAGE')
         else:
             self._end(job, ABORT, f'cannot reach the dock: {event.reason}',
