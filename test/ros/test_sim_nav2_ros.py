@@ -101,6 +101,7 @@ class Nav2Sim:
     def __init__(self, spawn: Callable[..., SpawnedProcess], node: Any, env: dict[str, str],
                  *parameters: str) -> None:
         from nav2_msgs.action import DockRobot, NavigateToPose, UndockRobot
+        import rclpy
         from rclpy.action import ActionClient
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
         from std_msgs.msg import String
@@ -117,9 +118,16 @@ class Nav2Sim:
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
         node.create_subscription(String, f'{self.ns}/sim_state', self._on_state, latched)
         self.process = spawn(SIM, *arguments, '-r', f'__ns:={self.ns}', env=env)
-        self.clients = {name: ActionClient(node, cls, f'{self.ns}/{name}') for name, cls in (
-            ('navigate_to_pose', NavigateToPose), ('dock_robot', DockRobot),
-            ('undock_robot', UndockRobot))}
+        # the clients live on a node of their own, added to the executor once they are
+        # complete: rclpy's ActionClient registers itself with its node before it is fully
+        # built, which races with an executor spinning that node in another thread
+        self.client_node = rclpy.create_node(f'{node.get_name()}_nav2_clients',
+                                             context=node.context)
+        self.clients = {name: ActionClient(self.client_node, cls, f'{self.ns}/{name}')
+                        for name, cls in (('navigate_to_pose', NavigateToPose),
+                                          ('dock_robot', DockRobot),
+                                          ('undock_robot', UndockRobot))}
+        node.executor.add_node(self.client_node)
         self.types = {'navigate_to_pose': NavigateToPose, 'dock_robot': DockRobot,
                       'undock_robot': UndockRobot}
         for name, client in self.clients.items():
@@ -128,6 +136,29 @@ class Nav2Sim:
                 + self.process.stderr_text())
         wait_for(lambda: 'Nav2 actions served: navigate_to_pose, dock_robot, undock_robot'
                  in self.process.stderr_text(), TIMEOUT, "the sim's log line")
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Complete one harmless goal per action, so the sim has discovered our clients.
+
+        ``wait_for_server`` only says that this side sees the server; until the sim has
+        discovered a client's reply readers, Fast DDS drops the goal response ("failed
+        to send response (timeout)") and the goal runs unanswered. Each warm-up goal
+        fails at once without touching the robot (unknown frame, unknown dock, undock
+        while not docked), so a lost response costs nothing: it is sent again.
+        """
+        navigate = self.navigate_goal(0.0, 0.0)
+        navigate.pose.header.frame_id = 'warm_up'
+        goals = {'navigate_to_pose': navigate,
+                 'dock_robot': self.types['dock_robot'].Goal(dock_id='warm_up'),
+                 'undock_robot': self.types['undock_robot'].Goal()}
+        for name, goal in goals.items():
+            def round_trip(name: str = name, goal: Any = goal) -> bool:
+                future = self.clients[name].send_goal_async(goal)
+                if not wait_done(future, 2.0) or not future.result().accepted:
+                    return False
+                return wait_done(future.result().get_result_async(), 2.0)
+            wait_for(round_trip, TIMEOUT, f'a {name} round trip with the sim')
 
     def _on_state(self, msg: Any) -> None:
         with self._changed:
@@ -164,12 +195,30 @@ class Nav2Sim:
 
 @pytest.fixture
 def nav2_sim(spawn: Callable[..., SpawnedProcess], ros_node: Any,
-             nav2_env: dict[str, str]) -> Callable[..., Nav2Sim]:
-    """Return a starter of sims serving the Nav2 actions, with ``-p`` parameters."""
-    return lambda *parameters: Nav2Sim(spawn, ros_node, nav2_env, *parameters)
+             nav2_env: dict[str, str]) -> Iterator[Callable[..., Nav2Sim]]:
+    """Give a starter of sims serving the Nav2 actions, with ``-p`` parameters."""
+    started: list[Nav2Sim] = []
+
+    def start(*parameters: str) -> Nav2Sim:
+        started.append(Nav2Sim(spawn, ros_node, nav2_env, *parameters))
+        return started[-1]
+
+    yield start
+    for sim in started:
+        ros_node.executor.remove_node(sim.client_node)
+        for client in sim.clients.values():
+            client.destroy()
+        sim.client_node.destroy_node()
 
 
 SUCCEEDED, CANCELED, ABORTED = 4, 5, 6
+
+
+def wait_done(future: Any, timeout: float) -> bool:
+    """Wait until an rclpy future (completed by the executor thread) is done."""
+    done = threading.Event()
+    future.add_done_callback(lambda _: done.set())
+    return done.wait(timeout)
 
 
 def test_navigate_to_pose_feedback_and_result(nav2_sim: Callable[..., Nav2Sim]) -> None:
