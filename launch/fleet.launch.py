@@ -50,6 +50,7 @@ def launch_robots(context):
             'tick_rate': LaunchConfiguration('tick_rate'),
             'use_respawn': LaunchConfiguration('use_respawn'),
             'log_level': LaunchConfiguration('log_level'),
+            'sim_nav2': LaunchConfiguration('sim_nav2'),
             **robot_arguments(index, groot2_port),
         }
         actions.append(GroupAction([
@@ -116,6 +117,13 @@ def generate_launch_description() -> LaunchDescription:
         description='Restart the simulated robot and the executive when '
                     'they exit (false: the whole launch ends when the executive exits)')
 
+    declare_sim_nav2_cmd = DeclareLaunchArgument(
+        'sim_nav2', default_value='auto',
+        description="The built-in sim also serves Nav2's navigate_to_pose, "
+                    'dock_robot and undock_robot actions (for tree:=config/patrol_nav2.yaml): '
+                    "'auto' when nav2_msgs is installed, 'true' (the sim exits if it is not), "
+                    "'false'")
+
     declare_log_level_cmd = DeclareLaunchArgument(
         'log_level', default_value='info',
         description='Log level of every node')
@@ -133,6 +141,7 @@ def generate_launch_description() -> LaunchDescription:
     ld.add_action(declare_groot2_port_cmd)
     ld.add_action(declare_use_respawn_cmd)
     ld.add_action(declare_log_level_cmd)
+    ld.add_action(declare_sim_nav2_cmd)
 
     ld.add_action(OpaqueFunction(function=launch_robots))
 

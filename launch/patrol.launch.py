@@ -36,6 +36,7 @@ def generate_launch_description() -> LaunchDescription:
     groot2_port = LaunchConfiguration('groot2_port')
     use_respawn = LaunchConfiguration('use_respawn')
     log_level = LaunchConfiguration('log_level')
+    sim_nav2 = LaunchConfiguration('sim_nav2')
 
     declare_namespace_cmd = DeclareLaunchArgument(
         'namespace', default_value='',
@@ -92,6 +93,13 @@ def generate_launch_description() -> LaunchDescription:
         description='Restart the simulated robot and the executive when '
                     'they exit (false: the whole launch ends when the executive exits)')
 
+    declare_sim_nav2_cmd = DeclareLaunchArgument(
+        'sim_nav2', default_value='auto',
+        description="The built-in sim also serves Nav2's navigate_to_pose, "
+                    'dock_robot and undock_robot actions (for tree:=config/patrol_nav2.yaml): '
+                    "'auto' when nav2_msgs is installed, 'true' (the sim exits if it is not), "
+                    "'false'")
+
     declare_log_level_cmd = DeclareLaunchArgument(
         'log_level', default_value='info',
         description='Log level of every node')
@@ -107,6 +115,7 @@ def generate_launch_description() -> LaunchDescription:
         parameters=[sim_params_file, {
             'publish_clock': ParameterValue(publish_clock, value_type=bool),
             'use_sim_time': ParameterValue(use_sim_time, value_type=bool),
+            'nav2': ParameterValue(sim_nav2, value_type=str),
         }],
         arguments=['--ros-args', '--log-level', log_level])
 
@@ -154,6 +163,7 @@ def generate_launch_description() -> LaunchDescription:
     ld.add_action(declare_groot2_port_cmd)
     ld.add_action(declare_use_respawn_cmd)
     ld.add_action(declare_log_level_cmd)
+    ld.add_action(declare_sim_nav2_cmd)
 
     ld.add_action(bringup_group)
 

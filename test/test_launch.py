@@ -312,6 +312,14 @@ def test_docs_launch_md_lists_every_argument_with_its_default_and_meaning():
             _row(argument), argument.name
 
 
+def test_sim_nav2_argument_reaches_the_sim():
+    assert bringup.argument('sim_nav2').default == 'auto'
+    (_, sim), _ = bringup.command_lines({}, 'p', '/s')
+    assert 'nav2:=auto' in sim
+    (_, sim), _ = bringup.command_lines({'sim_nav2': 'true'}, 'p', '/s')
+    assert "nav2:='true'" in sim and "nav2:='auto'" not in sim
+
+
 def test_bringup_executables_are_the_console_scripts_of_setup_py():
     tree = ast.parse((ROOT / 'setup.py').read_text())
     scripts = {}

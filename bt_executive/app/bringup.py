@@ -93,12 +93,17 @@ ARGUMENTS = (
     Argument('use_respawn', 'false', 'Restart the simulated robot and the executive when '
              'they exit (false: the whole launch ends when the executive exits)'),
     Argument('log_level', 'info', 'Log level of every node'),
+    Argument('sim_nav2', 'auto', "The built-in sim also serves Nav2's navigate_to_pose, "
+             'dock_robot and undock_robot actions (for tree:=config/patrol_nav2.yaml): '
+             "'auto' when nav2_msgs is installed, 'true' (the sim exits if it is not), "
+             "'false'"),
 )
 
 NODES = (
     NodeLaunch('sim_robot', 'sim_robot', 'sim_params_file',
                {'publish_clock': Arg('publish_clock', bool),
-                'use_sim_time': Arg('use_sim_time', bool)}, condition='use_sim'),
+                'use_sim_time': Arg('use_sim_time', bool), 'nav2': Arg('sim_nav2')},
+               condition='use_sim'),
     NodeLaunch('executive', 'bt_executive', 'params_file',
                {'tree_file': Arg('tree'), 'tick_mode': Arg('tick_mode'),
                 'tick_rate': Arg('tick_rate', float), 'groot2_port': Arg('groot2_port', int),

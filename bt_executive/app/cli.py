@@ -341,7 +341,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f'bt-executive demo: {error}', file=sys.stderr)
         return EXIT_USAGE
     return run(laps=args.laps, tree=args.tree, namespace=args.namespace, robots=args.robots,
-               groot2_port=args.groot2_port, arguments=arguments, timeout=args.timeout)
+               groot2_port=args.groot2_port, arguments=arguments, timeout=args.timeout,
+               nav2=args.nav2)
 
 
 def _write_output(data: str | bytes, output: Optional[str]) -> int:
@@ -475,6 +476,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help='serve Groot2 on this port (a fleet: robot i on PORT + i - 1)')
     p.add_argument('--timeout', type=float, default=300.0,
                    help='give up after this many wall-clock seconds (300)')
+    p.add_argument('--nav2', action='store_true',
+                   help="run patrol_nav2.yaml: the sim serves Nav2's actions (needs nav2_msgs)")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser('export', help='write a tree file as BehaviorTree.CPP v4 XML (Groot2)')

@@ -52,6 +52,8 @@ class Observed:
     updates: int = 0
     #: seconds from the start of the demo to the end of the wanted laps
     done_after: Optional[float] = None
+    count_from_sim_state: bool = False
+    """Take the goal counts from ``sim_state`` (Nav2 goals have no ``navigate/status``)."""
 
     def on_status(self, text: str) -> None:
         """Record an executive ~/status message."""
@@ -61,6 +63,11 @@ class Observed:
     def on_robot(self, text: str) -> None:
         """Record a sim_state message."""
         self.robot = json.loads(text)
+        results = self.robot.get('results') or {}
+        if self.count_from_sim_state:
+            self.goals_succeeded = results.get('succeeded', 0)
+            self.goals_cancelled = results.get('canceled', 0)
+            self.goals_aborted = results.get('aborted', 0)
         battery = self.robot.get('battery')
         if isinstance(battery, (int, float)):
             self.lowest_battery = min(self.lowest_battery, battery)
@@ -68,6 +75,8 @@ class Observed:
 
     def on_goal_status(self, status: int) -> None:
         """Count terminal navigation statuses."""
+        if self.count_from_sim_state:
+            return
         if status == 4:
             self.goals_succeeded += 1
         elif status == 5:
@@ -236,8 +245,12 @@ def _listen(listener: Any, robot: Robot) -> None:
 def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         robots: Optional[int] = None, groot2_port: Optional[int] = None,
         arguments: Optional[Mapping[str, str]] = None, timeout: float = 300.0,
-        out: TextIO = sys.stdout, live: Optional[bool] = None) -> int:
+        out: TextIO = sys.stdout, live: Optional[bool] = None, nav2: bool = False) -> int:
     """Run the patrol demo; return the exit code (0 when every robot completed its laps).
+
+    With ``nav2`` the tree defaults to ``config/patrol_nav2.yaml`` and the sims serve
+    Nav2's actions (``sim_nav2:=true``); without a usable ``nav2_msgs`` this returns 2
+    before starting anything.
 
     Args:
         laps: laps every robot must complete
@@ -249,6 +262,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         timeout: wall-clock seconds before giving up
         out: where the output goes
         live: redraw in place (default: when ``out`` is a terminal)
+        nav2: run ``patrol_nav2.yaml`` against the sims' Nav2 actions
 
     Returns:
         0 on success, 1 on a failure (a node exited, the timeout), 2 on invalid
@@ -259,6 +273,14 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
     values = dict(arguments or {})
     if namespace:
         values['namespace'] = namespace
+    if nav2:
+        from bt_executive.sim.nav2_server import load_actions
+        usable, why = load_actions()
+        if not usable:
+            print(f'demo: --nav2 needs the Nav2 action types: {why}', file=out)
+            return 2
+        values['sim_nav2'] = 'true'
+        values.setdefault('tree', os.path.join(package_share(), 'config', 'patrol_nav2.yaml'))
     if tree:
         values['tree'] = os.path.abspath(tree)
     if groot2_port is not None:
@@ -280,6 +302,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
     processes = Processes(logs, respawn, bringup.RESPAWN_DELAY, out)
     listener = SnapshotListener(name='bt_executive_demo')
     for robot in fleet:
+        robot.observed.count_from_sim_state = nav2
         _listen(listener, robot)
     started = time.monotonic()
     interrupted = []

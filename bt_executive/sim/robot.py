@@ -12,6 +12,9 @@ protocol (``navigate/goal``, ``navigate/cancel``, ``navigate/status``,
 node owns time: it publishes ``/clock``, advancing ``time_scale / rate`` simulated
 seconds per step, and stamps everything with that time; without it the node follows its
 clock (a ``/clock`` published elsewhere with ``use_sim_time``) by the elapsed time.
+When ``nav2_msgs`` works (the ``nav2`` parameter), it also serves Nav2's
+``navigate_to_pose``, ``dock_robot`` and ``undock_robot`` actions
+(:mod:`bt_executive.sim.nav2_server`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
 from bt_executive.sim.follow import ClockFollower
 from bt_executive.sim.model import (ABORTED, CANCELED, ModelParams, NavEvent, RobotModel,
                                     STATUS_NAMES)
+from bt_executive.sim.nav2 import is_nav2_key, Nav2Sim
+from bt_executive.sim.nav2_server import Nav2Unavailable, parse_mode, serve
 from builtin_interfaces.msg import Time as TimeMsg
 from geometry_msgs.msg import PoseStamped, Twist
 from nav_msgs.msg import Odometry
@@ -86,6 +91,9 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]]]] = {
                    (0.01, 1000.0)),
     'cmd_vel_timeout': (0.5, 'a cmd_vel command stops after this long (s, simulated time)',
                         (0.01, 60.0)),
+    'nav2': ('auto', "serve Nav2's navigate_to_pose, dock_robot and undock_robot actions: "
+             "'auto' when nav2_msgs works, 'true' (exit 2 if it does not), 'false'", None),
+    'dock_id': ('home_dock', 'the id of the dock in DockRobot goals', None),
 }
 
 _MODEL_FIELDS = frozenset(field.name for field in dataclasses.fields(ModelParams))
@@ -101,7 +109,8 @@ STATUS_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
 def _descriptor(name: str, description: str,
                 limits: Optional[tuple[float, float]]) -> ParameterDescriptor:
     """Return a read-only descriptor with the description and the range, if any."""
-    descriptor = ParameterDescriptor(name=name, description=description, read_only=True)
+    descriptor = ParameterDescriptor(name=name, description=description, read_only=True,
+                                     dynamic_typing=name == 'nav2')  # 'auto' or a bool
     if limits is not None:
         descriptor.floating_point_range = [
             FloatingPointRange(from_value=float(limits[0]), to_value=float(limits[1]),
@@ -182,6 +191,9 @@ class SimRobot(Node):
         # paces the steps (so an external /clock also paces them).
         timer_clock = Clock(clock_type=ClockType.STEADY_TIME) if self.publish_clock else None
         self._timer = self.create_timer(1.0 / rate, self._step, clock=timer_clock)
+        self.nav2 = serve(self, self.model, parse_mode(values['nav2']),
+                          dock_id=str(values['dock_id']), report=self._publish_events,
+                          stamp=self._stamp)
 
         if self._clock_pub is not None:
             self._clock_pub.publish(ClockMsg(clock=self._stamp()))
@@ -229,6 +241,8 @@ class SimRobot(Node):
             self._clock_pub.publish(ClockMsg(clock=self._stamp()))
         self._publish_odom()
         self._publish_events(events)
+        if self.nav2 is not None:
+            self.nav2.step()
         if self._due('battery', self._battery_period):
             self._publish_battery()
         if self._due('status', 1.0 / STATUS_RATE):
@@ -280,22 +294,30 @@ class SimRobot(Node):
         self._status_pub.publish(msg)
 
     def _publish_events(self, events: list[NavEvent]) -> None:
-        """Publish navigation events as statuses and log them."""
+        """Publish navigation events as statuses (Nav2 goals: as results) and log them."""
         for event in events:
-            key = cast(tuple[int, int], event.goal)
-            self._publish_status(key, event.number, event.status)
-            text = (f'goal {event.number} (stamp {key[0]}.{key[1]:09d}) '
+            if is_nav2_key(event.goal):
+                name = Nav2Sim.key_text(event.goal)
+            else:
+                key = cast(tuple[int, int], event.goal)
+                self._publish_status(key, event.number, event.status)
+                name = f'stamp {key[0]}.{key[1]:09d}'
+            text = (f'goal {event.number} ({name}) '
                     f'{STATUS_NAMES[event.status]}: {event.reason}')
             # rclpy fixes a logging call site's severity: one call per severity.
             if event.status in (ABORTED, CANCELED):
                 self.get_logger().warning(text)
             else:
                 self.get_logger().info(text)
+        if self.nav2 is not None and events:
+            self.nav2.on_events(events)
 
     def _publish_progress(self) -> None:
         """While a goal is active: repeat its EXECUTING status and publish the pose."""
+        if self.nav2 is not None:
+            self.nav2.publish_feedback()
         goal = self.model.goal
-        if goal is None:
+        if goal is None or is_nav2_key(goal[0]):
             return
         key, number, _x, _y = goal
         self._publish_status(cast(tuple[int, int], key), number, GoalStatus.STATUS_EXECUTING)
@@ -311,7 +333,8 @@ class SimRobot(Node):
         """Publish the JSON summary on ``sim_state``."""
         state = self.model.state()
         event = self.model.last_event
-        state['nav']['stamp'] = None if event is None else list(cast(tuple, event.goal))
+        state['nav']['stamp'] = (None if event is None or is_nav2_key(event.goal)
+                                 else list(cast(tuple, event.goal)))
         self._state_pub.publish(String(data=json.dumps(state, sort_keys=True)))
 
     # --- callbacks -------------------------------------------------------------------
@@ -393,6 +416,9 @@ def main(args: Optional[list[str]] = None) -> int:
     try:
         try:
             node = SimRobot()
+        except Nav2Unavailable as exc:
+            print(f'{NODE_NAME}: {exc}', file=sys.stderr)
+            return 2
         except (ValueError, ParameterException) as exc:
             print(f'{NODE_NAME}: invalid parameters: {exc}', file=sys.stderr)
             return 1
@@ -405,6 +431,8 @@ def main(args: Optional[list[str]] = None) -> int:
         # the robot stops with this process; releasing ROS entities can block under load
         watchdog = ExitWatchdog(CLEANUP_TIMEOUT)
         if node is not None:
+            if node.nav2 is not None:
+                node.nav2.destroy()
             executor.remove_node(node)
             node.destroy_node()
         executor.shutdown()

@@ -272,9 +272,11 @@ class ActionLeaf(RosLeaf):
             self._outcome = (Status.SUCCESS, f'goal succeeded on {self.server_name}',
                              response.result)
         elif status == GoalStatus.STATUS_ABORTED:
-            self._outcome = (Status.FAILURE, 'goal aborted', response.result)
+            self._outcome = (Status.FAILURE, 'goal aborted' + _why(response.result),
+                             response.result)
         elif status == GoalStatus.STATUS_CANCELED:
-            self._outcome = (Status.FAILURE, 'goal canceled by the server', response.result)
+            self._outcome = (Status.FAILURE, 'goal canceled by the server'
+                             + _why(response.result), response.result)
         elif status == GoalStatus.STATUS_UNKNOWN and self._goal_handle is not None:
             # A server answers "unknown" for a goal it never had: the one that accepted
             # it is gone (e.g. restarted under the same name before DDS dropped it).
@@ -305,6 +307,16 @@ class ActionLeaf(RosLeaf):
                         CancelGoal.Response.ERROR_GOAL_TERMINATED):
             self.node.get_logger().warning(
                 f'{self.name}: {self.server_name} refused to cancel a goal (code {code})')
+
+
+def _why(result: Any) -> str:
+    """Return ``': <error_msg> (error_code <n>)'`` from a result that has them (Nav2's)."""
+    message = getattr(result, 'error_msg', '')
+    code = getattr(result, 'error_code', 0)
+    parts = [str(message)] if isinstance(message, str) and message else []
+    if isinstance(code, int) and not isinstance(code, bool) and code:
+        parts.append(f'(error_code {code})')
+    return ': ' + ' '.join(parts) if parts else ''
 
 
 def _pending(future: Future) -> bool:
