@@ -15,25 +15,20 @@ below, and the structural faults of every node type, each checked against the lo
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import os
 import pathlib
-import random
-import shutil
 import subprocess
 import sys
-import textwrap
 from typing import Any, Optional
 
 from bt_executive.app.cli import validate_document
 from bt_executive.core import yaml_source
 from bt_executive.core.errors import TreeError
 from bt_executive.core.loader import Loader
-from bt_executive.core.registry import Category, NodeType, Param, ParamType, Registry
+from bt_executive.core.registry import Registry
 from bt_executive.formats.schema import schema_text, tree_schema
 from bt_executive.nodes.catalogue import default_registry
-from bt_executive.nodes.catalogue.ros_leaves import StubLeaf
 from bt_executive.ros.subscriptions import parse_subscriptions
 import jsonschema
 import pytest

@@ -23,7 +23,6 @@ Regular expressions are written to mean the same in Python's ``re`` and in ECMA-
 
 from __future__ import annotations
 
-from itertools import combinations
 import json
 import re
 from typing import Any, Iterable, Optional
@@ -63,9 +62,6 @@ _KEY = '^[A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*$'
 _INTERFACE = '^[a-z][a-z0-9_]*/(?:msg|srv|action)/[A-Z][A-Za-z0-9]*$'
 #: The largest finite number: JSON Schema has no "finite", this keeps .inf out.
 _LARGEST = 1.7976931348623157e308
-#: Up to this many parameters, the children given as node keys are counted exactly
-#: (one condition per subset of the parameters present); above, only bounded.
-_EXACT_COUNT_PARAMS = 4
 
 _SCALAR_TYPES = ['string', 'number', 'boolean']
 
@@ -125,6 +121,8 @@ class _Generator:
         self.known_key = f'^{_alternation(every)}(?:{_NAME})?$' if every else '^(?!)'
         #: the schema of every parameter value, by ``$defs`` name (each written once)
         self.param_defs: dict[str, dict[str, Any]] = {}
+        #: "at least j of the parameters i.. of a type are present", by ``$defs`` name
+        self.count_defs: dict[str, dict[str, Any]] = {}
 
     def ref(self, name: str, fixed: bool) -> dict[str, str]:
         """Return a reference to a definition of the family of nodes ``fixed`` or not."""
@@ -267,7 +265,7 @@ class _Generator:
                                    'description': 'a child (instead of a node key)'}
             allowed += [{'enum': names + ['children', 'child']}, _ref('node_key')]
             keywords['allOf'] = [self.ref('child_keys', fixed),
-                                 *self._count_rules(names, low, high)]
+                                 *self._count_rules(node_type, low, high)]
         if node_type.category is Category.SUBTREE:  # the called tree's arguments
             argument = '^(?!child$)[a-z][A-Za-z0-9_]*$'
             keywords.setdefault('patternProperties', {})[argument] = _ref('argument')
@@ -275,9 +273,10 @@ class _Generator:
         keywords['propertyNames'] = allowed[0] if len(allowed) == 1 else {'anyOf': allowed}
         return keywords
 
-    def _count_rules(self, names: list[str], low: int,
+    def _count_rules(self, node_type: NodeType, low: int,
                      high: Optional[int]) -> list[dict[str, Any]]:
         """Return the rules on the number of children of the mapping form."""
+        names = node_type.param_names()
         either = {'anyOf': [{'required': ['children']}, {'required': ['child']}]}
         rules: list[dict[str, Any]] = [
             {'if': either, 'then': {'propertyNames': {'not': _ref('any_node_key')}},
@@ -296,24 +295,38 @@ class _Generator:
                           'then': {'properties': {'children': bounds}}})
         if low == 0 and high is None:
             return rules
-        counts: list[dict[str, Any]] = []
-        if len(names) <= _EXACT_COUNT_PARAMS:  # node keys = keys - parameters present
-            for size in range(len(names) + 1):
-                for present in combinations(names, size):
-                    absent = [name for name in names if name not in present]
-                    condition: dict[str, Any] = {}
-                    if present:
-                        condition['required'] = list(present)
-                    if absent:
-                        condition['not'] = {'anyOf': [{'required': [n]} for n in absent]}
-                    bounds = self._property_bounds(size + low,
-                                                   None if high is None else size + high)
-                    counts.append({'if': condition, 'then': bounds} if condition else bounds)
-        else:
-            counts.append(self._property_bounds(
-                low, None if high is None else len(names) + high))
+        # children as node keys: their number is the number of keys less the parameters
+        # present, counted exactly through "at least j of the parameters i.. are present"
+        count = len(names)
+        counts: list[Any] = [self._property_bounds(low, None if high is None
+                                                   else count + high)]
+        if high is not None:  # m keys: at least m - high of them are parameters
+            counts += [{'if': {'minProperties': keys},
+                        'then': self._at_least(node_type, names, 0, keys - high)}
+                       for keys in range(high + 1, count + high + 1)]
+        if low > 0:  # at most m keys: at most m - low of them are parameters
+            counts += [{'if': {'maxProperties': keys},
+                        'then': {'not': self._at_least(node_type, names, 0, keys - low + 1)}}
+                       for keys in range(low, count + low)]
         rules.append({'if': {'not': either}, 'then': {'allOf': counts}})
         return rules
+
+    def _at_least(self, node_type: NodeType, names: list[str], index: int,
+                  count: int) -> Any:
+        """Return a schema: at least ``count`` of ``names[index:]`` are keys (in ``$defs``)."""
+        if count <= 0:
+            return True
+        if count > len(names) - index:
+            return False
+        name = _def_name('present', node_type, self.types.index(node_type)) \
+            + f'.{index}.{count}'
+        if name not in self.count_defs:
+            self.count_defs[name] = {}  # placeholder: the definition refers further on
+            self.count_defs[name] = {
+                'if': {'required': [names[index]]},
+                'then': self._at_least(node_type, names, index + 1, count - 1),
+                'else': self._at_least(node_type, names, index + 1, count)}
+        return _ref(name)
 
     @staticmethod
     def _property_bounds(low: int, high: Optional[int]) -> dict[str, int]:
@@ -479,7 +492,7 @@ class _Generator:
                 'pattern': DYNAMIC,
             },
             'value': {
-                'description': ("a value: literals, $references and ${expressions} "
+                'description': ('a value: literals, $references and ${expressions} '
                                 "anywhere inside ('$$' writes a literal '$')"),
                 'pattern': _STRING,
                 'items': _ref('value'),
@@ -518,6 +531,7 @@ class _Generator:
         defs.update(self.node_defs(True))
         defs.update(self.node_defs(False))
         defs.update(sorted(self.param_defs.items()))
+        defs.update(sorted(self.count_defs.items()))
         return defs
 
     def document(self) -> dict[str, Any]:
@@ -528,7 +542,7 @@ class _Generator:
                      'description': 'the tree that runs (optional with a single tree)'},
             'include': {
                 'description': ('more tree files (paths relative to this file): their trees '
-                                'join this file\'s'),
+                                "join this file's"),
                 'anyOf': [file_name, {'type': 'array', 'items': file_name}]},
             'trees': {
                 'type': 'object',

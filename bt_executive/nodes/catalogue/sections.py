@@ -73,7 +73,7 @@ SUBSCRIPTION_ENTRY: dict[str, Any] = {
                  'description': "the message type, e.g. 'sensor_msgs/msg/BatteryState'"},
         'key': {'type': 'string', 'pattern': _anchored(KEY_PATTERN),
                 'description': 'the blackboard key that stores the message (or its field)'},
-        'field': dict(_FIELD_PATH, description=("store only this field of the message, "
+        'field': dict(_FIELD_PATH, description=('store only this field of the message, '
                                                 "e.g. 'data' or 'pose.position.x'")),
         'fields': {'type': 'object', 'minProperties': 1,
                    'propertyNames': {'pattern': _anchored(KEY_PATTERN)},
