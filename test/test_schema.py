@@ -282,3 +282,36 @@ def test_files_that_are_not_yaml_documents_never_reach_a_schema(name: str):
     with pytest.raises(TreeError):
         if yaml_source.load_file(str(CORPUS / name)) is None:
             raise TreeError([])
+
+
+# ---- draft-07 tools (the YAML language server) ---------------------------------------------
+
+def _walk(schema: Any):
+    if isinstance(schema, dict):
+        yield schema
+        for value in schema.values():
+            yield from _walk(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _walk(item)
+
+
+def test_the_schema_uses_only_what_draft_07_validates_the_same_way():
+    newer = {'unevaluatedProperties', 'unevaluatedItems', 'dependentSchemas',
+             'dependentRequired', 'prefixItems', '$dynamicRef', '$anchor', 'minContains',
+             'maxContains'}
+    for schema in _walk(SCHEMA):
+        assert not newer & set(schema), sorted(newer & set(schema))
+        if '$ref' in schema:  # draft-07 ignores the keywords beside a $ref
+            assert set(schema) == {'$ref'}, schema
+
+
+def test_a_draft_07_validator_gives_the_same_verdicts():
+    draft7 = jsonschema.Draft7Validator(dict(SCHEMA, **{'$schema': 'http://json-schema.org/'
+                                                        'draft-07/schema#'}))
+    documents = [_corpus_data(name) for name in sorted(STRUCTURAL) + sorted(NOT_STRUCTURAL)]
+    documents += [plain(path.read_text(encoding='utf-8'))
+                  for path in sorted((ROOT / 'config').glob('*.yaml'))]
+    documents += [plain(_as_file(e)) for e in EXAMPLES if e.kind != 'fragment']
+    for document in documents:
+        assert draft7.is_valid(document) == VALIDATOR.is_valid(document), document

@@ -269,7 +269,8 @@ INVALID_FILES = {
     'root null': 'trees:\n  Main: {root: null}\n',
     'params null': 'trees:\n  Main: {params: null, root: Success}\n',
     'trees null': 'trees:\n',
-    'trees empty': 'trees: {}\n',
+    'main and no trees': 'main: Main\nblackboard: {}\n',
+    'trees empty': 'main: Main\ntrees: {}\n',
     'main a number': 'main: 5\ntrees: {Main: Success}\n',
     'main not a name': "main: 'my tree'\ntrees: {Main: Success}\n",
     'include empty name': "include: ['']\ntrees: {Main: Success}\n",
@@ -299,6 +300,15 @@ INVALID_FILES = {
     'children not a list': 'trees:\n  Main: {Sequence: {children: Success}}\n',
     'empty node mapping': 'trees:\n  Main: {}\n',
 }
+
+
+def test_a_file_that_is_only_included_may_define_no_tree(tmp_path: pathlib.Path):
+    for text in ('subscriptions:\n  - {topic: a, type: std_msgs/msg/Bool, key: a}\n',
+                 'blackboard: {x: 1}\ntrees: {}\n', '{}\n'):
+        (tmp_path / 'part.yaml').write_text(text, encoding='utf-8')
+        assert loader_errors('include: part.yaml\ntrees: {Main: Success}\n',
+                             base_dir=str(tmp_path)) == []
+        assert schema_errors(plain(text)) == []
 
 
 @pytest.mark.parametrize('valid, name', [(True, n) for n in VALID_FILES]

@@ -575,7 +575,9 @@ class _Generator:
             'type': 'object',
             'properties': properties,
             'additionalProperties': False,
-            'if': {'not': {'required': ['include']}},
+            # a file that says which tree runs defines trees; one without 'main' may be a
+            # part that other files include (only subscriptions, say)
+            'if': {'required': ['main'], 'not': {'required': ['include']}},
             'then': {'required': ['trees'], 'properties': {'trees': {'minProperties': 1}}},
             '$defs': self.defs(),
         }
