@@ -315,3 +315,20 @@ def test_a_draft_07_validator_gives_the_same_verdicts():
     documents += [plain(_as_file(e)) for e in EXAMPLES if e.kind != 'fragment']
     for document in documents:
         assert draft7.is_valid(document) == VALIDATOR.is_valid(document), document
+
+
+# ---- docs/schema.md ----------------------------------------------------------------------
+
+def test_the_python_example_of_the_docs_prints_what_the_docs_show(capsys):
+    text = (ROOT / 'docs' / 'schema.md').read_text(encoding='utf-8')
+    code = text.split('```python\n', 1)[1].split('```\n', 1)[0]
+    shown = text.split('```python\n', 1)[1].split('```text\n', 1)[1].split('```\n', 1)[0]
+    exec(compile(code, 'docs/schema.md', 'exec'), {})  # noqa: S102 - our own docs
+    assert capsys.readouterr().out == shown
+
+
+def test_the_docs_name_the_corpus_classes_with_their_sizes():
+    text = (ROOT / 'docs' / 'schema.md').read_text(encoding='utf-8')
+    assert f'{len(STRUCTURAL)} files\nare rejected by the schema, {len(NOT_A_DOCUMENT)} are ' \
+        'not YAML' in text
+    assert f'and these {len(NOT_STRUCTURAL)} only the loader can reject' in text
