@@ -64,6 +64,14 @@ _INTERFACE = '^[a-z][a-z0-9_]*/(?:msg|srv|action)/[A-Z][A-Za-z0-9]*$'
 _LARGEST = 1.7976931348623157e308
 
 _SCALAR_TYPES = ['string', 'number', 'boolean']
+#: The scalars a parameter may be given (strings: a $reference or ${expression} too).
+_SCALAR_KINDS = {
+    ParamType.BOOL: ['boolean', 'string'], ParamType.INT: ['integer', 'string'],
+    ParamType.FLOAT: ['number', 'string'], ParamType.EXPRESSION: ['string', 'boolean'],
+    ParamType.STRING: ['string'], ParamType.ENUM: ['string'], ParamType.KEY: ['string'],
+    ParamType.INTERFACE: ['string'], ParamType.LIST: ['string'],
+    ParamType.MAPPING: ['string'],
+}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -190,6 +198,8 @@ class _Generator:
             # a string starting with '$' is a reference or an expression, else a literal
             schema = {'if': {'type': 'string', 'pattern': '^\\$'},
                       'then': {'pattern': dynamic}, 'else': literal}
+            if kind in (ParamType.ENUM, ParamType.BOOL):  # editors complete these
+                schema['examples'] = list(param.choices) or [True, False]
         if param.dynamic and kind not in (ParamType.LIST, ParamType.MAPPING, ParamType.ANY,
                                           ParamType.EXPRESSION):
             # evaluated while the tree runs: a structure holding references loads too
@@ -227,8 +237,9 @@ class _Generator:
         kinds.append('object')
         primary = node_type.param(node_type.primary) if node_type.primary else None
         if primary is not None and low == 0 and set(required) <= {primary.name}:
-            kinds += _SCALAR_TYPES  # a scalar: the primary parameter
-            schema['if'] = {'type': _SCALAR_TYPES}
+            scalars = _SCALAR_KINDS.get(primary.type, _SCALAR_TYPES)
+            kinds += scalars  # a scalar: the primary parameter
+            schema['if'] = {'type': scalars}
             schema['then'] = self.param(primary, node_type, fixed)
         schema['type'] = kinds
         schema.update(self._mapping_form(node_type, required, fixed))
@@ -279,8 +290,8 @@ class _Generator:
         names = node_type.param_names()
         either = {'anyOf': [{'required': ['children']}, {'required': ['child']}]}
         rules: list[dict[str, Any]] = [
-            {'if': either, 'then': {'propertyNames': {'not': _ref('any_node_key')}},
-             'description': "children go either under 'children'/'child' or as node keys"}]
+            # children go either under 'children'/'child' or as node keys
+            {'if': either, 'then': {'propertyNames': {'not': _ref('any_node_key')}}}]
         with_child: dict[str, Any] = {}
         bounds = self._item_bounds(max(low - 1, 0), None if high is None else high - 1)
         if bounds:
@@ -391,7 +402,8 @@ class _Generator:
                 'type': ['string', 'object'],
                 'if': {'type': 'string'},
                 'then': _ref('bare_node'),
-                'else': {'if': {'required': ['type']}, 'then': self.ref('explicit_node', fixed),
+                'else': {'if': {'type': 'object', 'required': ['type']},
+                         'then': self.ref('explicit_node', fixed),
                          'else': self.ref('short_node', fixed)},
             },
             'short_node': {
@@ -424,8 +436,10 @@ class _Generator:
                 'not': {'required': ['children', 'child']},
                 'allOf': [self._explicit_rule(t, fixed) for t in self.types],
             },
-            'child_keys': {
-                'description': 'children written as node keys, in order',
+            'child_keys': {  # children written as node keys (no description: hovers
+                # show the node type's); the bare type names are listed for completion
+                'properties': {name: self.ref(self.value_defs[id(t)], fixed)
+                               for t in self.types for name in _names(t)},
                 'patternProperties': {
                     f'^{_alternation(_names(t))}(?:{_NAME})?$':
                         self.ref(self.value_defs[id(t)], fixed) for t in self.types},
