@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pathlib
 import random
 import shutil
@@ -488,3 +489,63 @@ def test_non_finite_numbers_are_kept_out_where_the_loader_wants_finite_ones():
         assert schema_errors({'trees': {'Main': {'Wait': number}}})
         assert schema_errors({'trees': {'Main': {'params': {'x': number}, 'root': 'Success'}}})
     assert schema_errors({'trees': {'Main': {'Wait': 1e308}}}) == []
+
+
+# ---- the YAML language server (editors) -----------------------------------------------------
+
+#: A folder holding ``node_modules/yaml-language-server`` (and
+#: ``vscode-languageserver-textdocument``): ``npm install --prefix DIR yaml-language-server
+#: vscode-languageserver-textdocument``; without it the test is skipped.
+LANGUAGE_SERVER = os.environ.get('BT_YAML_LANGUAGE_SERVER', '')
+
+_SERVER_SCRIPT = """
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { getLanguageService } from 'yaml-language-server';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+
+const service = getLanguageService({
+  schemaRequestService: async (uri) => fs.readFileSync(fileURLToPath(uri), 'utf8'),
+  workspaceContext: {resolveRelativePath: (relative, resource) =>
+    new URL(relative, resource).toString()},
+});
+service.configure({validate: true, completion: true, hover: true, yamlVersion: '1.2'});
+const [file, line, column] = process.argv.slice(2);
+const document = TextDocument.create(pathToFileURL(path.resolve(file)).toString(), 'yaml', 1,
+                                     fs.readFileSync(file, 'utf8'));
+const diagnostics = await service.doValidation(document, false);
+const position = {line: Number(line) - 1, character: Number(column) - 1};
+const completion = await service.doComplete(document, position, false);
+console.log(JSON.stringify({
+  diagnostics: diagnostics.map(d => [d.range.start.line + 1, d.message]),
+  completion: completion.items.map(item => item.label)}));
+"""
+
+
+@pytest.mark.skipif(not LANGUAGE_SERVER or shutil.which('node') is None,
+                    reason='set BT_YAML_LANGUAGE_SERVER to a folder with yaml-language-server')
+def test_the_yaml_language_server_checks_and_completes_with_the_modeline(tmp_path):
+    (tmp_path / 'tree.schema.json').write_text(json.dumps(tree_schema(REGISTRY)))
+    script = pathlib.Path(LANGUAGE_SERVER) / 'bt_executive_check.mjs'
+    script.write_text(_SERVER_SCRIPT, encoding='utf-8')
+
+    def run(text: str, line: int, column: int) -> Any:
+        (tmp_path / 'tree.yaml').write_text(
+            '# yaml-language-server: $schema=tree.schema.json\n' + text, encoding='utf-8')
+        result = subprocess.run(['node', str(script), str(tmp_path / 'tree.yaml'), str(line),
+                                 str(column)], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    # line 1 is the modeline; line 7 a list item still empty: a node is expected there
+    good = run('main: Patrol\ntrees:\n  Patrol:\n    Sequence:\n      - Wait: 1.0\n'
+               '      - \n', 7, 9)
+    assert {line for line, _ in good['diagnostics']} == {7}, good['diagnostics']
+    assert {'Sequence', 'Retry', 'Wait', 'Action'} <= set(good['completion'])
+    bad = run('trees:\n  Main:\n    Sequence:\n      - Wiat: 1.0\n'
+              '      - Retry: {attempts: 0, Success: }\n      - Parallel:\n'
+              '          success: \n          children: [Success]\n', 8, 20)
+    lines = [line for line, _ in bad['diagnostics']]
+    assert lines == [5, 6, 8], bad['diagnostics']  # Wiat, attempts 0, success: null
+    assert bad['completion'] == ['all', 'one']
