@@ -16,9 +16,10 @@ trees, arguments against the called tree's parameters, recursion, files included
 (size, depth, node count) and what a factory refuses (docs/schema.md lists them).
 
 Only keywords that draft-07 tools understand the same way are used (no
-``unevaluatedProperties``, no ``$ref`` with siblings that matter), so the YAML language
-server, which validates with draft-07 semantics, checks what a 2020-12 validator checks.
-Regular expressions are written to mean the same in Python's ``re`` and in ECMA-262.
+``unevaluatedProperties``, no ``$ref`` with siblings that matter), so older versions of
+the YAML language server, which know only draft-07, check what a 2020-12 validator
+checks. Regular expressions are written to mean the same in Python's ``re`` and in
+ECMA-262 (JavaScript, where editors run them).
 """
 
 from __future__ import annotations
