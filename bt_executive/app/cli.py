@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The ``bt-executive`` command line.
 
-Offline subcommands (no ROS needed): ``validate``, ``show``, ``nodes``, ``tick``,
-``render``, ``export`` and ``import``.
+Offline subcommands (no ROS needed): ``validate``, ``show``, ``nodes``, ``schema``,
+``tick``, ``render``, ``export`` and ``import``.
 """
 
 from __future__ import annotations
@@ -196,6 +196,12 @@ def cmd_nodes(args: argparse.Namespace) -> int:
         if origin is not None or not args.type:
             print(f'      from {origin}' if origin else '\n' + plugins.describe())
     return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    """Write the JSON Schema of tree files (the catalogue's and the plugins' node types)."""
+    from bt_executive.formats.schema import schema_text
+    return _write_output(schema_text(_catalogue()[1]), args.output)
 
 
 def _parse_assignment(text: str, what: str) -> tuple[str, str]:
@@ -442,6 +448,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('type', nargs='?', help='show only this node type')
     p.add_argument('--markdown', action='store_true', help='print the markdown reference')
     p.set_defaults(func=cmd_nodes)
+
+    p = sub.add_parser('schema', help='print the JSON Schema of tree files (for editors and '
+                                      'validators; docs/schema.md)')
+    p.add_argument('-o', '--output', help='write to this file (default: standard output)')
+    p.set_defaults(func=cmd_schema)
 
     p = sub.add_parser('tick', help='tick a tree offline (ROS leaves stubbed)')
     p.add_argument('file', metavar='FILE')

@@ -183,14 +183,19 @@ class Registry:
             ``Document.sections`` for that layer to validate
         section_keys: per section, a function returning the blackboard keys that section
             feeds, from its YAML (``YNode``), for the loader's check of undeclared keys
+        section_schemas: per section, the JSON Schema of its value (``bt-executive
+            schema`` puts it in the tree file's schema; a section without one accepts
+            anything there)
     """
 
     def __init__(self, types: Iterable[NodeType] = (), *, sections: Iterable[str] = (),
-                 section_keys: Optional[Mapping[str, Callable[[Any], Iterable[str]]]] = None):
+                 section_keys: Optional[Mapping[str, Callable[[Any], Iterable[str]]]] = None,
+                 section_schemas: Optional[Mapping[str, Mapping[str, Any]]] = None):
         self._types: dict[str, NodeType] = {}
         self._by_name: dict[str, NodeType] = {}
         self.sections: tuple[str, ...] = tuple(sections)
         self.section_keys: dict[str, Callable[[Any], Iterable[str]]] = dict(section_keys or {})
+        self.section_schemas: dict[str, Mapping[str, Any]] = dict(section_schemas or {})
         for node_type in types:
             self.register(node_type)
 
@@ -209,13 +214,14 @@ class Registry:
             self._by_name[name] = node_type
 
     def copy(self) -> 'Registry':
-        """Return a duplicate with the same types, sections and section keys."""
+        """Return a duplicate with the same types, sections, section keys and schemas."""
         return Registry(self._types.values(), sections=self.sections,
-                        section_keys=self.section_keys)
+                        section_keys=self.section_keys, section_schemas=self.section_schemas)
 
     def with_factories(self, factories: dict[str, Factory]) -> 'Registry':
         """Return a copy whose named types use the given factories (e.g. real ROS leaves)."""
-        copy = Registry(sections=self.sections, section_keys=self.section_keys)
+        copy = Registry(sections=self.sections, section_keys=self.section_keys,
+                        section_schemas=self.section_schemas)
         for node_type in self._types.values():
             factory = factories.get(node_type.name, node_type.factory)
             copy.register(dataclasses.replace(node_type, factory=factory))

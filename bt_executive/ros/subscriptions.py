@@ -32,13 +32,17 @@ from bt_executive.core.errors import Diagnostic, SourceLocation
 from bt_executive.core.expressions import EvaluationError
 from bt_executive.core.registry import hint
 from bt_executive.core.yaml_source import YMap, YNode, YScalar, YSeq
+from bt_executive.nodes.catalogue.sections import (
+    FIELD_PATH_PATTERN, KEY_PATTERN, MSG_TYPE_PATTERN, QOS_PROFILES, SUBSCRIPTION_KEYS,
+    TOPIC_PATTERN)
 import py_trees
 
-QOS_PROFILES = ('reliable', 'sensor_data', 'latched')
-_KEYS = ('topic', 'type', 'key', 'field', 'fields', 'qos', 'max_age')
-_IDENTIFIER = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
-_FIELD_PATH = re.compile(r'[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*\Z')
-_MSG_TYPE = re.compile(r'[a-z][a-z0-9_]*/msg/[A-Z][A-Za-z0-9]*\Z')
+# the names and patterns are the catalogue's, which also gives the section's JSON Schema
+_KEYS = SUBSCRIPTION_KEYS
+_IDENTIFIER = re.compile(KEY_PATTERN + r'\Z')
+_FIELD_PATH = re.compile(FIELD_PATH_PATTERN + r'\Z')
+_MSG_TYPE = re.compile(MSG_TYPE_PATTERN + r'\Z')
+_TOPIC = re.compile(TOPIC_PATTERN + r'\Z')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,7 +116,7 @@ def _parse_entry(entry: YNode, errors: list[Diagnostic]) -> Optional[Subscriptio
             return None
         return node.value
 
-    topic = string('topic', re.compile(r'[~/A-Za-z][~/A-Za-z0-9_{}]*\Z'), 'a topic name')
+    topic = string('topic', _TOPIC, 'a topic name')
     msg_type = string('type', _MSG_TYPE, "a message type like 'std_msgs/msg/Bool'")
     if entry.get('topic') is None:
         error(entry, "subscription needs 'topic'")

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any, Iterator
 
 from bt_executive.core.registry import Category, NodeType, Registry
-from bt_executive.core.yaml_source import YMap, YScalar, YSeq
 from bt_executive.nodes.catalogue.composites import composite_types
 from bt_executive.nodes.catalogue.decorators import decorator_types
 from bt_executive.nodes.catalogue.leaves import leaf_types
 from bt_executive.nodes.catalogue.ros_leaves import DEFAULT_STUBS, ros_leaf_types
+from bt_executive.nodes.catalogue.sections import SECTION_SCHEMAS, SECTIONS, subscription_keys
 from bt_executive.nodes.catalogue.shared import P, T
 
 __all__ = ['DEFAULT_STUBS', 'default_registry']
@@ -66,29 +65,11 @@ def _default_types() -> tuple[NodeType, ...]:
     return tuple(_types())
 
 
-#: Top-level sections of a tree file for the ROS layer (bt_executive/ros/subscriptions.py).
-SECTIONS = ('subscriptions',)
-
-
-def subscription_keys(section: Any) -> Iterator[str]:
-    """Yield the blackboard keys a ``subscriptions:`` section feeds (``key``, ``fields``).
-
-    Only the names are read here; the ROS layer validates the section.
-    """
-    for entry in section if isinstance(section, YSeq) else ():
-        if not isinstance(entry, YMap):
-            continue
-        key, fields = entry.get('key'), entry.get('fields')
-        if isinstance(key, YScalar) and isinstance(key.value, str):
-            yield key.value
-        if isinstance(fields, YMap):
-            yield from fields.keys()
-
-
 def default_registry() -> Registry:
     """Return a new registry holding the whole catalogue (ROS leaves as offline stubs)."""
     return Registry(_default_types(), sections=SECTIONS,
-                    section_keys={'subscriptions': subscription_keys})
+                    section_keys={'subscriptions': subscription_keys},
+                    section_schemas=SECTION_SCHEMAS)
 
 
 logging.getLogger('bt_executive.tree').addHandler(logging.NullHandler())
