@@ -7,6 +7,7 @@ Every test ticks a tree with the real leaves in the test thread, interleaved wit
 server saw through the events it publishes.
 """
 
+import re
 from typing import Any
 
 from py_trees.common import Status
@@ -153,6 +154,25 @@ def test_preemption_before_the_goal_response_cancels_once_accepted(
     assert finished['status'] == 'canceled'
     runner.spin_until(lambda: not runner.outstanding(), ANSWER_TIMEOUT,
                       'the goal and cancel responses')
+
+
+@pytest.mark.ros
+def test_a_goal_nobody_answers_fails_after_answer_timeout_and_is_cancelled(
+        fibonacci: StartPeer, env: RosEnv) -> None:
+    # The server answers only after 3 s: to the client, a lost goal response.
+    server, events = fibonacci('delay_accept', '--accept-delay', '3.0',
+                               '--period', SLOW_PERIOD)
+    runner = env.run(action_tree(server, goal='{order: 40}', answer_timeout=1.0))
+    reason = runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
+    match = re.fullmatch(rf"action server '/?{server}' did not answer goal ([0-9a-f]{{8}}) "
+                         r'within 1.0 s \(a cancel was sent in case it runs\)', reason)
+    assert match, reason
+    # the answer that comes after all is an orphan's: the accepted goal is cancelled
+    accepted = runner.await_event(events, 'goal_accepted', timeout=ANSWER_TIMEOUT)
+    assert accepted['goal_id'].startswith(match.group(1))
+    finished = runner.await_event(events, 'finished', goal_id=accepted['goal_id'],
+                                  timeout=ANSWER_TIMEOUT)
+    assert finished['status'] == 'canceled'
 
 
 @pytest.mark.ros

@@ -127,7 +127,8 @@ def ros_leaf_types() -> list[NodeType]:
             name='Action',
             doc=('Sends a ROS action goal (built from literals, $references and '
                  '${expressions}); RUNNING while active, SUCCESS on a succeeded result; '
-                 'FAILURE when the server is absent, rejects, aborts or times out, or goes '
+                 'FAILURE when the server is absent, does not answer the goal, rejects, '
+                 'aborts or times out, or goes '
                  'away (leaves the ROS graph) while the goal runs; the goal is cancelled when '
                  'the node is halted.'),
             params=(
@@ -140,6 +141,10 @@ def ros_leaf_types() -> list[NodeType]:
                 *_COMMON_ROS,
                 P('timeout', T.FLOAT, 'seconds until the result; 0 waits forever', 0.0,
                   minimum=0.0),
+                P('answer_timeout', T.FLOAT,
+                  'seconds the server may take to accept or reject the goal before FAILURE '
+                  '(a lost answer leaves the goal unknown: it is cancelled by its id); '
+                  '0 waits forever', 10.0, minimum=0.0),
                 *_BACKOFF,
             ),
         ),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 from typing import Any, Optional
+import uuid
 
 from action_msgs.msg import GoalStatus
 from action_msgs.srv import CancelGoal
@@ -14,7 +15,9 @@ from bt_executive.ros.leaves.common import _seconds, _store, Lookup, publisher_g
 from bt_executive.ros.leaves.templates import MessageTemplate
 from py_trees.common import Status
 from rclpy.action import ActionClient
+from rclpy.action.client import ClientGoalHandle
 from rclpy.task import Future
+from unique_identifier_msgs.msg import UUID
 
 
 _STATUS_NAMES = {
@@ -30,9 +33,10 @@ class ActionLeaf(RosLeaf):
 
     RUNNING while waiting for the server, the goal response and the result; SUCCESS when
     the goal succeeded (the result is stored to ``result_key``); FAILURE when the server
-    stays absent for ``server_timeout``, the goal is rejected, aborted or canceled by the
-    server, no result arrived within ``timeout`` (the goal is then cancelled), or the
-    server that got the goal left the ROS graph for ``lost_timeout`` (see
+    stays absent for ``server_timeout``, does not answer the goal within ``answer_timeout``
+    (the goal, which it may be running, is then cancelled by its id), the goal is rejected,
+    aborted or canceled by the server, no result arrived within ``timeout`` (the goal is
+    then cancelled), or the server that got the goal left the ROS graph for ``lost_timeout`` (see
     :class:`ServerWatch`; no cancel is sent: nobody would answer it).
 
     When the leaf is halted (terminate with INVALID) the active goal is cancelled; a goal
@@ -47,7 +51,8 @@ class ActionLeaf(RosLeaf):
     def __init__(self, name: str, *, action_type: type, server: str,
                  goal: MessageTemplate, lookup: Lookup, result_key: Optional[str] = None,
                  feedback_key: Optional[str] = None, server_timeout: float = 10.0,
-                 timeout: float = 0.0, lost_timeout: float = 1.0) -> None:
+                 timeout: float = 0.0, lost_timeout: float = 1.0,
+                 answer_timeout: float = 10.0) -> None:
         super().__init__(name, kind='Action', lookup=lookup)
         self.action_type = action_type
         self.server = server
@@ -58,6 +63,7 @@ class ActionLeaf(RosLeaf):
         self.server_timeout = server_timeout
         self.timeout = timeout
         self.lost_timeout = lost_timeout
+        self.answer_timeout = answer_timeout
         self.client: Optional[ActionClient] = None
         self._watch: Optional[ServerWatch] = None
         self.generation = 0
@@ -74,6 +80,7 @@ class ActionLeaf(RosLeaf):
         self._started: Optional[float] = None
         self._sent_at: Optional[float] = None
         self._goal_future: Optional[Future] = None
+        self._goal_id: Optional[UUID] = None
         self._goal_handle: Any = None
         self._result_future: Optional[Future] = None
         self._outcome: Optional[tuple[Status, str, Any]] = None
@@ -146,6 +153,9 @@ class ActionLeaf(RosLeaf):
         if self.timeout > 0 and now - self._sent_at >= self.timeout:
             self._abandon()
             return self.fail(f'no result after {_seconds(self.timeout)} s')
+        if self._goal_handle is None and self.answer_timeout > 0 \
+                and now - self._sent_at >= self.answer_timeout:
+            return self._unanswered()
         if self._watch.lost(now) is not None:
             return self._lost()
         if self._goal_handle is None:
@@ -160,8 +170,10 @@ class ActionLeaf(RosLeaf):
             return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
         if self._outcome is not None:
             return None
+        unanswered = self._goal_handle is None and self.answer_timeout > 0
         times = [self._watch.wake_at() if self._watch is not None else None,
-                 self._sent_at + self.timeout if self.timeout > 0 else None]
+                 self._sent_at + self.timeout if self.timeout > 0 else None,
+                 self._sent_at + self.answer_timeout if unanswered else None]
         return min((when for when in times if when is not None), default=None)
 
     def _send(self, now: float) -> Status:
@@ -175,8 +187,10 @@ class ActionLeaf(RosLeaf):
         except ValueError as error:
             return self.fail(str(error))
         generation = self.generation
+        self._goal_id = UUID(uuid=list(uuid.uuid4().bytes))
         future = self.client.send_goal_async(
-            goal, feedback_callback=functools.partial(self._on_feedback, generation))
+            goal, feedback_callback=functools.partial(self._on_feedback, generation),
+            goal_uuid=self._goal_id)
         self._goal_future = future
         self._sent_at = now
         self._active = True
@@ -196,6 +210,26 @@ class ActionLeaf(RosLeaf):
         goal = bytes(self._goal_handle.goal_id.uuid).hex()[:8]
         return self.fail(f'{where} went away while goal {goal} was running (it left the '
                          'ROS graph)')
+
+    def _unanswered(self) -> Status:
+        """End the run whose goal got no answer: cancel it by id, in case it runs; FAILURE.
+
+        The server may have accepted the goal and lost its answer (Fast DDS drops a
+        response to a client it has not matched yet), so the goal could be running on the
+        robot: a cancel request names it. An answer that still comes is an orphan's
+        (the run's generation has moved on), and an accepted orphan is cancelled too.
+        """
+        self._active = False
+        self._watch.stop()
+        goal = bytes(self._goal_id.uuid).hex()[:8] if self._goal_id is not None else '?'
+        if self.client is not None and self._goal_id is not None:
+            handle = ClientGoalHandle(self.client, self._goal_id,
+                                      self.action_type.Impl.SendGoalService.Response())
+            handle.cancel_goal_async()  # best effort: nobody may answer this either
+            self.note(f'cancel requested from {self.server_name} for unanswered goal {goal}')
+        return self.fail(f"action server '{self.server_name}' did not answer goal {goal} "
+                         f'within {_seconds(self.answer_timeout)} s (a cancel was sent in case '
+                         'it runs)')
 
     def _abandon(self) -> None:
         """Cancel the run's goal now, or as soon as it is accepted; end the run."""

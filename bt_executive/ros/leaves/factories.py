@@ -63,7 +63,8 @@ def _action(ctx: BuildContext, name: str, params: Params,
                       feedback_key=params.get('feedback_key'),
                       server_timeout=float(params['server_timeout']),
                       timeout=float(params['timeout']),
-                      lost_timeout=float(params['server_lost_timeout']))
+                      lost_timeout=float(params['server_lost_timeout']),
+                      answer_timeout=float(params['answer_timeout']))
     return _declare_reads(ctx, leaf, goal.names())
 
 
