@@ -170,6 +170,7 @@ class _Run:
         self.recorders: dict[str, Recorder] = {}
         self.ticker: Optional[LockstepTicker] = None
         self.last_record: Optional[TickRecord] = None
+        self._order: dict[str, int] = {}
 
     # ---- the trace --------------------------------------------------------------------
 
@@ -184,7 +185,8 @@ class _Run:
         if record.stopped:
             return
         self.last_record = record
-        moved = record.transitions
+        # in tree order: the tracker finds the nodes a halt stopped in no set order
+        moved = sorted(record.transitions, key=lambda c: self._order.get(c.id, 0))
         if moved:
             parts = [f'{c.id.rsplit("/", 1)[-1]} {c.new.name}'
                      + (f' ({c.reason})' if c.new is Status.FAILURE and c.reason else '')
@@ -227,9 +229,7 @@ class _Run:
         except (ParameterException, TypeError, ValueError) as error:
             raise TreeError.single(self.scenario.loc, f'parameters: {error}') from None
         self.nodes.append(self.executive)
-        for node in self.nodes:
-            self.executor.add_node(node)
-        self.set_clock()
+        # the harness decides when to tick: the executive's own ticker goes before any spin
         params = self.executive.get_parameter
         self.executive.ticker.destroy()
         self.ticker = LockstepTicker(
@@ -238,6 +238,9 @@ class _Run:
             min_interval=1.0 / params('max_tick_rate').value,
             heartbeat=params('heartbeat_period').value)
         self.executive.ticker = self.ticker
+        for node in self.nodes:
+            self.executor.add_node(node)
+        self.set_clock()
         for peer in self.scenario.peers:
             self.peers[(peer.kind, peer.name)] = PEER_CLASSES[peer.kind](
                 peer, self.peer_node, self.schedule, self.trace)
@@ -252,6 +255,8 @@ class _Run:
             self.recorders[name] = Recorder(self.peer_node, name, msg_class, self.schedule)
         if problems:
             raise TreeError(problems)
+        self._order = {ident: index for index, (_, ident, _, _)
+                       in enumerate(tree.runner.tracker.order)}
         tree.runner.add_observer(self)
         if self.coverage is not None:
             tree.runner.add_observer(CoverageObserver(self.coverage, tree, self.scenario))
@@ -374,8 +379,11 @@ class _Run:
                     node.destroy_node()
                 self.executor.shutdown(timeout_sec=0.0)
         finally:
-            if self.context is not None and self.context.ok():
-                rclpy.shutdown(context=self.context)
+            if self.context is not None:
+                if self.context.ok():
+                    rclpy.shutdown(context=self.context)
+                # finalise now: the DDS participant and its threads go with it
+                self.context.destroy()
             py_trees.blackboard.Blackboard.storage.clear()
 
 
