@@ -148,10 +148,6 @@ def _ns(value: float) -> int:
     return int(round(value * 1e9))
 
 
-class ScenarioError(Exception):
-    """A scenario that cannot run (a located problem)."""
-
-
 class _Run:
     """One run of one scenario (see the module docstring)."""
 
@@ -320,11 +316,11 @@ class _Run:
             self.run_due()
             due = ticker.next_tick()
             if due is not None and due <= now:
-                self.executive.tick_once()
+                record = self.executive.tick_once()  # None: the tree terminated
                 ticker.last = now
                 self.spin()
                 self.run_due()
-                self.result.ticks += 1
+                self.result.ticks += record is not None
             self.checker.step(now, last=now >= scenario.duration)
             if now >= scenario.duration:
                 break
@@ -423,4 +419,4 @@ def run_scenario(scenario: Scenario, *, coverage: Optional[Coverage] = None,
         run.close()
 
 
-__all__ = ['EPOCH', 'LockstepTicker', 'ScenarioError', 'ScenarioResult', 'run_scenario']
+__all__ = ['EPOCH', 'LockstepTicker', 'ScenarioResult', 'run_scenario']

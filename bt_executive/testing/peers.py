@@ -234,10 +234,8 @@ class ActionPeer(_Peer):
             {'succeed': goal_handle.succeed, 'abort': goal_handle.abort,
              'canceled': goal_handle.canceled}[outcome]()
             return result
-        self.log(f"action '{self.spec.name}': goal #{sent.index} "
-                 f"{'succeeded' if outcome == 'succeed' else outcome + 'ed'}"
-                 if outcome != 'canceled' else
-                 f"action '{self.spec.name}': goal #{sent.index} canceled")
+        done = {'succeed': 'succeeded', 'abort': 'aborted'}.get(outcome, outcome)
+        self.log(f"action '{self.spec.name}': goal #{sent.index} {done}")
         handle.execute(end)
 
     def _on_cancel(self, handle: Any) -> CancelResponse:

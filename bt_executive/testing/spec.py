@@ -267,13 +267,41 @@ def load_scenarios(path: str) -> list[Scenario]:
 
 
 def _parameters(reader: _Reader, node: Optional[YNode]) -> dict[str, Any]:
+    """Read executive parameters: known names, values of the parameter's type."""
+    from bt_executive.ros.executive import PARAMETERS
     if node is None:
         return {}
     if not isinstance(node, YMap):
         reader.error(node, f'parameters: expected a mapping of executive parameters, got '
                      f'{node.kind}')
         return {}
-    return node.plain()
+    allowed = tuple(name for name in PARAMETERS if name not in ('tree_file', 'tree_name'))
+    values = {}
+    for key, value in node.entries:
+        name = str(key.value)
+        if name not in allowed:
+            reader.error(key, f"parameters: unknown executive parameter '{name}'"
+                         f'{_suggest(name, allowed)} (the scenario names the tree)'
+                         if name in PARAMETERS else
+                         f"parameters: unknown executive parameter '{name}'"
+                         f'{_suggest(name, allowed)}')
+            continue
+        default, plain = PARAMETERS[name][0], value.plain()
+        kind = type(default)
+        fits = isinstance(plain, kind) and not (kind is int and isinstance(plain, bool))
+        if kind is float and isinstance(plain, int) and not isinstance(plain, bool):
+            plain, fits = float(plain), True
+        if not fits:
+            reader.error(value, f'parameters: {name}: expected {_kind_name(default)}, got '
+                         f'{value.kind}')
+            continue
+        values[name] = plain
+    return values
+
+
+def _kind_name(default: Any) -> str:
+    return {bool: 'true or false', int: 'a whole number', float: 'a number',
+            str: 'a string', list: 'a list of strings'}.get(type(default), 'a value')
 
 
 def _scenario(reader: _Reader, name: str, loc: SourceLocation, node: YNode, top: YMap,
@@ -282,8 +310,6 @@ def _scenario(reader: _Reader, name: str, loc: SourceLocation, node: YNode, top:
     what = f"scenario '{name}'"
     body = reader.mapping(node, what, _SCENARIO_KEYS, ('duration',))
     if body is None:
-        if node is not None and isinstance(node, YMap):
-            return None
         return None
     tree_node = body.get('tree') or top.get('tree')
     if tree_node is None:
