@@ -35,5 +35,10 @@ setup(
             'lifecycle_executive = bt_executive.ros.lifecycle:main',
             'sim_robot = bt_executive.sim.robot:main',
         ],
+        # scenario files as pytest tests (docs/testing.md); named as the module, so that
+        # a checkout that also passes -p bt_executive.testing.pytest_plugin loads it once
+        'pytest11': [
+            'bt_executive.testing.pytest_plugin = bt_executive.testing.pytest_plugin',
+        ],
     },
 )

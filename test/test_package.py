@@ -16,11 +16,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: Import names whose rosdep key differs.
 ROSDEP_KEYS = {'yaml': 'python3-yaml', 'rich': 'python3-rich', 'zmq': 'python3-zmq',
                'msgpack': 'python3-msgpack'}
-#: Imports that are optional at run time (guarded by ``except ImportError``).
+#: Imports that are optional at run time (guarded by ``except ImportError``, or only
+#: imported by the tool itself).
 OPTIONAL = {'py_trees_ros_interfaces': "py_trees_ros' snapshot streams (ros/streams.py)",
             'diagnostic_msgs': 'a dependency of py_trees_ros_interfaces (ros/streams.py)',
-            'unique_identifier_msgs': 'a dependency of py_trees_ros_interfaces '
-                                      '(ros/streams.py)'}
+            'pytest': 'the scenario plugin (bt_executive/testing/pytest_plugin.py): only '
+                      'pytest loads it'}
 #: Dependencies used without an import.
 TOOLS = {'ros2launch': '`ros2 launch bt_executive patrol.launch.py`',
          'graphviz': "`bt-executive render` runs Graphviz's dot when graphviz-pure is absent"}

@@ -15,6 +15,7 @@ import sys
 from typing import Any, Optional, Sequence
 
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.testing.command import add_arguments as add_test_arguments
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -414,6 +415,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
                color=False if args.no_color else None, ascii_only=args.ascii)
 
 
+def cmd_test(args: argparse.Namespace) -> int:
+    """Run scenario files against the real executive on simulated time (docs/testing.md)."""
+    from bt_executive.testing.command import run
+    return run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every subcommand."""
     parser = argparse.ArgumentParser(
@@ -519,6 +526,11 @@ def build_parser() -> argparse.ArgumentParser:
                         'authentication, to whoever can reach it')
     p.add_argument('-v', '--verbose', action='store_true', help='log every HTTP request')
     p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser('test', help='run scenario tests: the tree against scripted ROS '
+                       'peers on simulated time, with coverage (docs/testing.md)')
+    add_test_arguments(p)
+    p.set_defaults(func=cmd_test)
 
     p = sub.add_parser('watch', help='show the live tree of a running executive here')
     p.add_argument('--ns', default='', metavar='NAMESPACE',

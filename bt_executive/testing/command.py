@@ -1,0 +1,110 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""``bt-executive test SCENARIOS.yaml ...``: run scenario files, report, measure coverage.
+
+Exit status: 0 when every scenario passed (and the coverage reached ``--min-coverage``),
+1 when one failed or the coverage is too low, 2 when a scenario file or its tree is
+invalid (every problem printed as ``file:line:col: what was expected``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Optional
+
+from bt_executive.core.errors import TreeError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``bt-executive test``."""
+    parser.add_argument('files', nargs='+', metavar='SCENARIOS.yaml',
+                        help='scenario files (docs/testing.md)')
+    parser.add_argument('-k', '--scenario', action='append', default=[], metavar='NAME',
+                        help='run only the scenarios whose name contains NAME (repeatable)')
+    parser.add_argument('--trace', action='store_true',
+                        help='print every tick that moved something and every peer event, '
+                        'with the simulated time, and the executive log')
+    parser.add_argument('--coverage', action='store_true',
+                        help='print which nodes never ran and which outcomes were never '
+                        'seen')
+    parser.add_argument('--json', metavar='PATH',
+                        help='write the coverage as JSON (implies --coverage)')
+    parser.add_argument('--xml', metavar='PATH',
+                        help='write the coverage as Cobertura-style XML for CI tools '
+                        '(implies --coverage)')
+    parser.add_argument('--min-coverage', type=float, metavar='P',
+                        help='fail when fewer than P percent of the nodes were reached '
+                        '(implies --coverage)')
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``bt-executive test`` with parsed arguments; return the exit status."""
+    from bt_executive.testing.coverage import Coverage
+    from bt_executive.testing.harness import run_scenario
+    from bt_executive.testing.spec import load_scenarios
+    scenarios = []
+    invalid = False
+    for path in args.files:
+        try:
+            scenarios += load_scenarios(path)
+        except TreeError as error:
+            print(error, file=sys.stderr)
+            invalid = True
+    if invalid:
+        return 2
+    if args.scenario:
+        scenarios = [s for s in scenarios if any(part in s.name for part in args.scenario)]
+        if not scenarios:
+            print(f'no scenario name contains {" or ".join(args.scenario)}', file=sys.stderr)
+            return 2
+    measure = args.coverage or args.json or args.xml or args.min_coverage is not None
+    coverage: Optional[Coverage] = Coverage() if measure else None
+    failed = broken = 0
+    started = time.perf_counter()
+    for scenario in scenarios:
+        if args.trace:
+            print(f'--- {scenario.id}')
+        began = time.perf_counter()
+        result = run_scenario(scenario, coverage=coverage,
+                              log=print if args.trace else None)
+        took = time.perf_counter() - began
+        if result.error is not None:
+            broken += 1
+            print(f'ERROR  {scenario.id}\n{result.error}')
+        elif result.failures:
+            failed += 1
+            print(f'FAIL   {scenario.id}  ({result.ticks} ticks, '
+                  f'{_simulated(scenario.duration)} simulated in {took:.2f} s)')
+            for failure in result.failures:
+                print(_indent(failure))
+        else:
+            print(f'ok     {scenario.id}  ({result.ticks} ticks, '
+                  f'{_simulated(scenario.duration)} simulated in {took:.2f} s)')
+    total = time.perf_counter() - started
+    passed = len(scenarios) - failed - broken
+    print(f'{passed} passed, {failed} failed, {broken} could not run, in {total:.2f} s')
+    status = 2 if broken else 1 if failed else 0
+    if coverage is not None:
+        print(coverage.text())
+        for path, data in ((args.json, coverage.to_json), (args.xml, coverage.to_cobertura)):
+            if path:
+                with open(path, 'w', encoding='utf-8') as stream:
+                    stream.write(data())
+        if args.min_coverage is not None and coverage.percent() < args.min_coverage:
+            print(f'coverage {coverage.percent():.1f} % is below --min-coverage '
+                  f'{args.min_coverage:g} %')
+            status = max(status, 1)
+    return status
+
+
+def _simulated(duration: int) -> str:
+    return f'{duration / 1e9:g} s'
+
+
+def _indent(text: str) -> str:
+    return '\n'.join('    ' + line for line in text.splitlines())
+
+
+__all__ = ['add_arguments', 'run']

@@ -1,0 +1,422 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""Run a scenario: the real executive and the scripted peers in lock-step on simulated time.
+
+One process, one rclpy context, one single-threaded executor: the executive node (its
+tree host, the real ROS leaves, the blackboard feed from subscriptions), the peer node
+and a clock node that owns /clock. The context's DDS participant discovers nothing outside
+the process (``ROS_AUTOMATIC_DISCOVERY_RANGE=OFF`` for this context), so no other process
+on the machine can disturb a run, whatever ``ROS_DOMAIN_ID`` it uses; within the
+participant Fast DDS matches endpoints and delivers messages synchronously.
+
+The run is a discrete-event simulation. Time moves from one *step* to the next: a
+scripted peer action, a tick the executive's tick mode calls for, an expectation's time,
+the end. At each step the harness publishes /clock and spins until the executor has
+nothing left to do (every message, request and response in flight has been handled),
+runs the peer actions due (spinning after each), ticks the tree if a tick is due --
+through :meth:`~bt_executive.ros.executive.Executive.tick_once`, the executive's own tick
+path (tree host, ``TreeRunner.tick_once``, observers) -- spins again and checks the
+expectations. When a tick is due follows the executive's ``tick_mode``: ``periodic``
+ticks every ``1 / tick_rate`` simulated seconds; ``event`` ticks on the leaves' and the
+feed's requests, after a tick that did not settle, at the deadlines of time-based nodes
+and on the heartbeat, never closer than ``1 / max_tick_rate`` -- all in simulated time
+(:class:`LockstepTicker`). A 10-minute scenario therefore takes as many steps as things
+happen in it, and the same steps every run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+from typing import Any, Callable, Optional
+
+from bt_executive.core.errors import Diagnostic, TreeError
+from bt_executive.observe.record import TickRecord
+from bt_executive.ros.executive import Executive
+from bt_executive.testing import expect
+from bt_executive.testing.coverage import Coverage, CoverageObserver
+from bt_executive.testing.peers import PEER_CLASSES, Recorder, Schedule
+from bt_executive.testing.spec import Scenario, seconds
+import py_trees
+from py_trees.common import Status
+import rclpy
+from rclpy.exceptions import ParameterException
+from rclpy.executors import ExternalShutdownException, ShutdownException, \
+    SingleThreadedExecutor, TimeoutException
+import rclpy.logging
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
+
+#: ROS time of the scenario's t = 0 (a zero stamp means "no time" to many nodes).
+EPOCH = 1000 * 10 ** 9
+#: Callbacks run in one spin before the harness calls the system livelocked.
+MAX_CALLBACKS_PER_SPIN = 100_000
+#: Steps a scenario may take (a tree that never settles, ticking at max_tick_rate).
+MAX_STEPS = 2_000_000
+
+_ENV_LOCK = threading.Lock()
+
+
+@dataclasses.dataclass
+class ScenarioResult:
+    """What a scenario run found.
+
+    Attributes:
+        scenario: the scenario
+        failures: one text per failed expectation (empty: passed)
+        ticks: the ticks of the tree
+        trace: one line per tick that moved something and per peer event (same every run)
+        error: a scenario or tree that could not run (located)
+    """
+
+    scenario: Scenario
+    failures: list[str] = dataclasses.field(default_factory=list)
+    ticks: int = 0
+    trace: list[str] = dataclasses.field(default_factory=list)
+    error: Optional[TreeError] = None
+
+    @property
+    def passed(self) -> bool:
+        """Tell whether every expectation held."""
+        return self.error is None and not self.failures
+
+
+class LockstepTicker:
+    """The executive's ticker under the harness: it only notes, the harness decides.
+
+    It has the interface of the executive's tickers (``request``, ``request_now``,
+    ``ticked``, ``plan``, ``destroy``); :meth:`next_tick` says when the next tick is due,
+    in scenario nanoseconds, the way ``periodic`` or ``event`` ticking would.
+    """
+
+    def __init__(self, *, event_driven: bool, period: float, min_interval: float,
+                 heartbeat: float) -> None:
+        self.event_driven = event_driven
+        self.period = None if event_driven else period
+        self._period = _ns(period)
+        self._min_interval = _ns(min_interval)
+        self._heartbeat = _ns(heartbeat)
+        self.requested = True  # the first tick
+        self.again = False
+        self.deadline: Optional[int] = None
+        self.last: Optional[int] = None
+
+    def request(self, source: Any = None) -> None:
+        """Note a request for a tick (from a leaf or the blackboard feed)."""
+        self.requested = True
+
+    def request_now(self, source: Any = None) -> None:
+        """Note a request for a tick, as :meth:`request`."""
+        self.requested = True
+
+    def ticked(self, start: float) -> Optional[float]:
+        """Forget the requests: the tick answers them."""
+        self.requested = False
+        return None
+
+    def plan(self, *, again: bool, deadline: Optional[float]) -> None:
+        """Note what the executive planned after a tick (node-clock seconds)."""
+        self.again = again
+        self.deadline = None if deadline is None else _ns(deadline) - EPOCH
+
+    def explain(self, record: Any, name: Callable[[Any], str], *, settled: bool,
+                deadline: Optional[float]) -> str:
+        """Describe a tick for the executive's debug log."""
+        return f'#{record.tick} (scenario harness): root {record.root_status.name}'
+
+    def destroy(self) -> None:
+        """Nothing to release."""
+
+    def next_tick(self) -> Optional[int]:
+        """Return when the next tick is due (scenario ns), or None."""
+        if self.last is None:
+            return 0
+        if not self.event_driven:
+            return self.last + self._period
+        earliest = self.last + self._min_interval
+        candidates = [self.last + self._heartbeat]
+        if self.requested or self.again:
+            candidates.append(earliest)
+        if self.deadline is not None:
+            candidates.append(max(self.deadline, earliest))
+        return min(candidates)
+
+
+def _ns(value: float) -> int:
+    return int(round(value * 1e9))
+
+
+class _Run:
+    """One run of one scenario (see the module docstring)."""
+
+    def __init__(self, scenario: Scenario, coverage: Optional[Coverage],
+                 log: Optional[Callable[[str], None]]) -> None:
+        self.scenario = scenario
+        self.coverage = coverage
+        self.log_line = log
+        self.result = ScenarioResult(scenario)
+        self.schedule = Schedule()
+        self.context: Any = None
+        self.executor: Any = None
+        self.nodes: list[Any] = []
+        self.executive: Any = None
+        self.peers: dict[tuple[str, str], Any] = {}
+        self.recorders: dict[str, Recorder] = {}
+        self.ticker: Optional[LockstepTicker] = None
+        self.last_record: Optional[TickRecord] = None
+        self._order: dict[str, int] = {}
+
+    # ---- the trace --------------------------------------------------------------------
+
+    def trace(self, text: str) -> None:
+        line = f'{seconds(self.schedule.now):10.3f}  {text}'
+        self.result.trace.append(line)
+        if self.log_line is not None:
+            self.log_line(line)
+
+    def on_tick(self, record: TickRecord) -> None:
+        """Observer: note the transitions of each tick in the trace."""
+        if record.stopped:
+            return
+        self.last_record = record
+        # in tree order: the tracker finds the nodes a halt stopped in no set order
+        moved = sorted(record.transitions, key=lambda c: self._order.get(c.id, 0))
+        if moved:
+            parts = [f'{c.id.rsplit("/", 1)[-1]} {c.new.name}'
+                     + (f' ({c.reason})' if c.new is Status.FAILURE and c.reason else '')
+                     for c in moved]
+            self.trace(f'tick {record.tick}: ' + '; '.join(parts))
+
+    # ---- set-up -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        with _ENV_LOCK:
+            saved = os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE')
+            os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'OFF'
+            try:
+                self.context = rclpy.Context()
+                rclpy.init(context=self.context, domain_id=_domain())
+            finally:
+                if saved is None:
+                    del os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE']
+                else:
+                    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = saved
+        self.executor = SingleThreadedExecutor(context=self.context)
+        clock_node = rclpy.create_node('scenario_clock', context=self.context)
+        self.clock_publisher = clock_node.create_publisher(
+            Clock, '/clock', QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
+        self.peer_node = rclpy.create_node('scenario_peers', context=self.context)
+        self.nodes = [clock_node, self.peer_node]
+        overrides = [Parameter('use_sim_time', value=True),
+                     Parameter('tree_file', value=self.scenario.tree_file),
+                     Parameter('tree_name', value=self.scenario.tree_name)]
+        overrides += [Parameter(name, value=value)
+                      for name, value in self.scenario.parameters.items()
+                      if name not in ('tree_file', 'tree_name', 'use_sim_time')]
+        rclpy.logging.set_logger_level(
+            'bt_executive', rclpy.logging.LoggingSeverity.INFO if self.log_line is not None
+            else rclpy.logging.LoggingSeverity.FATAL)
+        try:
+            self.executive = Executive(parameter_overrides=overrides, context=self.context)
+        except TreeError:
+            raise
+        except (ParameterException, TypeError, ValueError) as error:
+            raise TreeError.single(self.scenario.loc, f'parameters: {error}') from None
+        self.nodes.append(self.executive)
+        # the harness decides when to tick: the executive's own ticker goes before any spin
+        params = self.executive.get_parameter
+        self.executive.ticker.destroy()
+        self.ticker = LockstepTicker(
+            event_driven=params('tick_mode').value == 'event',
+            period=1.0 / params('tick_rate').value,
+            min_interval=1.0 / params('max_tick_rate').value,
+            heartbeat=params('heartbeat_period').value)
+        self.executive.ticker = self.ticker
+        for node in self.nodes:
+            self.executor.add_node(node)
+        self.set_clock()
+        for peer in self.scenario.peers:
+            self.peers[(peer.kind, peer.name)] = PEER_CLASSES[peer.kind](
+                peer, self.peer_node, self.schedule, self.trace)
+        self.spin()
+        tree = self.executive.host.tree
+        assert tree is not None
+        for key, value in self.scenario.blackboard.items():
+            py_trees.blackboard.Blackboard.set('/' + key.lstrip('/'), value)
+        self.checker = expect.Checker(self.scenario, tree, self)
+        problems = self.checker.resolve()
+        for name, msg_class in self.checker.published_types().items():
+            self.recorders[name] = Recorder(self.peer_node, name, msg_class, self.schedule)
+        if problems:
+            raise TreeError(problems)
+        self._order = {ident: index for index, (_, ident, _, _)
+                       in enumerate(tree.runner.tracker.order)}
+        tree.runner.add_observer(self)
+        if self.coverage is not None:
+            tree.runner.add_observer(CoverageObserver(self.coverage, tree, self.scenario))
+        self.spin()
+
+    # ---- spinning and time --------------------------------------------------------------
+
+    def spin(self) -> None:
+        """Run callbacks until none is ready: every message in flight has been handled."""
+        executor = self.executor
+        total = 0
+        while True:
+            ran = 0
+            try:
+                while True:
+                    handler, _, _ = executor.wait_for_ready_callbacks(timeout_sec=0.0)
+                    handler()
+                    error = handler.exception()
+                    if error is not None:
+                        raise error
+                    ran += 1
+            except TimeoutException:
+                pass
+            except (ShutdownException, ExternalShutdownException):
+                return
+            total += ran
+            if ran == 0:
+                return
+            if total > MAX_CALLBACKS_PER_SPIN:
+                raise RuntimeError(f'more than {MAX_CALLBACKS_PER_SPIN} callbacks at '
+                                   f't={seconds(self.schedule.now):.3f} s without quiet: '
+                                   'a livelock between the tree and the peers?')
+
+    def set_clock(self) -> None:
+        """Publish /clock for the current step and spin until every node has it."""
+        stamp = EPOCH + self.schedule.now
+        message = Clock()
+        message.clock.sec, message.clock.nanosec = divmod(stamp, 10 ** 9)
+        self.clock_publisher.publish(message)
+        self.spin()
+        stale = [node.get_name() for node in self.nodes
+                 if node.get_parameter('use_sim_time').value
+                 and node.get_clock().now().nanoseconds != stamp]
+        if stale:
+            raise RuntimeError(f'/clock did not reach {", ".join(stale)}')
+
+    # ---- the run ----------------------------------------------------------------------
+
+    def run(self) -> ScenarioResult:
+        scenario = self.scenario
+        ticker = self.ticker
+        assert ticker is not None
+        marks = sorted(self.checker.times() | {scenario.duration})
+        steps = 0
+        while True:
+            steps += 1
+            if steps > MAX_STEPS:
+                raise RuntimeError(f'more than {MAX_STEPS} steps: does the tree ever settle?')
+            self.set_clock()
+            now = self.schedule.now
+            self.run_due()
+            due = ticker.next_tick()
+            if due is not None and due <= now:
+                record = self.executive.tick_once()  # None: the tree terminated
+                ticker.last = now
+                self.spin()
+                self.run_due()
+                self.result.ticks += record is not None
+            self.checker.step(now, last=now >= scenario.duration)
+            if now >= scenario.duration:
+                break
+            candidates = [when for when in (self.schedule.next_time(), ticker.next_tick())
+                          if when is not None]
+            candidates += [mark for mark in marks if mark > now][:1]
+            self.schedule.now = max(now + 1, min(candidates))
+        self.result.failures = self.checker.failures
+        return self.result
+
+    def run_due(self) -> None:
+        while True:
+            action = self.schedule.pop_due()
+            if action is None:
+                return
+            action()
+            self.spin()
+
+    # ---- what expectations read --------------------------------------------------------
+
+    def records(self, kind: str, name: str) -> list[Any]:
+        """Return the goals, calls or messages a peer or recorder got."""
+        if kind == 'published':
+            recorder = self.recorders.get(name)
+            return recorder.records if recorder is not None else []
+        kinds = {'goal': ('action', 'topic_action'), 'call': ('service',)}[kind]
+        for peer_kind in kinds:
+            peer = self.peers.get((peer_kind, name))
+            if peer is not None:
+                return peer.records
+        return []
+
+    def tick_count(self) -> int:
+        """Return the ticks so far."""
+        return self.result.ticks
+
+    # ---- tear-down ----------------------------------------------------------------------
+
+    def close(self) -> None:
+        try:
+            if self.executive is not None:
+                tree = self.executive.host.tree
+                if tree is not None:  # the final halt is not part of the scenario
+                    tree.runner.observers.clear()
+                try:
+                    self.executive.host.release_all()
+                except Exception:  # noqa: B902 - release what can be released
+                    pass
+            if self.executor is not None:
+                for node in self.nodes:
+                    self.executor.remove_node(node)
+                    node.destroy_node()
+                self.executor.shutdown(timeout_sec=0.0)
+        finally:
+            if self.context is not None:
+                if self.context.ok():
+                    rclpy.shutdown(context=self.context)
+                # finalise now: the DDS participant and its threads go with it
+                self.context.destroy()
+            py_trees.blackboard.Blackboard.storage.clear()
+
+
+def _domain() -> int:
+    """Return the DDS domain of the run: ROS_DOMAIN_ID if valid, else 0.
+
+    With discovery off nothing leaves the process, so any domain is private.
+    """
+    try:
+        domain = int(os.environ.get('ROS_DOMAIN_ID', '0'))
+    except ValueError:
+        return 0
+    return domain if 0 <= domain <= 232 else 0
+
+
+def run_scenario(scenario: Scenario, *, coverage: Optional[Coverage] = None,
+                 log: Optional[Callable[[str], None]] = None) -> ScenarioResult:
+    """Run one scenario; return what it found (never raises for the tree's or file's faults).
+
+    Args:
+        scenario: the scenario (from :func:`~bt_executive.testing.spec.load_scenarios`)
+        coverage: collects per-node coverage when given
+        log: gets each trace line as it happens (``--trace``)
+    """
+    run = _Run(scenario, coverage, log)
+    try:
+        run.start()
+        return run.run()
+    except TreeError as error:
+        run.result.error = error
+        return run.result
+    except RuntimeError as error:
+        run.result.error = TreeError([Diagnostic(scenario.loc, f"scenario '{scenario.name}'"
+                                                 f': {error}')])
+        return run.result
+    finally:
+        run.close()
+
+
+__all__ = ['EPOCH', 'LockstepTicker', 'ScenarioResult', 'run_scenario']

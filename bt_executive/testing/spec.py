@@ -1,0 +1,649 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""The scenario language: read a scenario file into :class:`Scenario` objects, strictly.
+
+Every problem is reported as ``file:line:col: what was expected`` (the located YAML of
+:mod:`bt_executive.core.yaml_source`), all of them at once. The language is described in
+docs/testing.md. Times are kept as integer nanoseconds of simulated time, counted from the
+start of the scenario, so that every run computes the same times.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from typing import Any, Optional
+
+from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.core.yaml_source import load_file, YMap, YNode, YScalar, YSeq
+from bt_executive.ros import interfaces
+
+#: The statuses an expectation may name.
+STATUSES = ('SUCCESS', 'FAILURE', 'RUNNING', 'INVALID')
+#: What a scripted goal does.
+GOAL_OUTCOMES = ('succeed', 'abort', 'reject', 'hang', 'die')
+#: What a scripted service call does.
+CALL_OUTCOMES = ('respond', 'ignore', 'die')
+#: What a peer does with a cancel request.
+CANCEL_ANSWERS = ('accept', 'reject')
+#: QoS names of publisher peers (as in a tree file's subscriptions).
+QOS_NAMES = ('reliable', 'sensor_data', 'latched')
+#: The longest scenario, in simulated seconds (a week).
+MAX_DURATION = 7 * 24 * 3600.0
+
+
+def ns(seconds: float) -> int:
+    """Return simulated seconds as integer nanoseconds."""
+    return int(round(seconds * 1e9))
+
+
+def seconds(nanoseconds: int) -> float:
+    """Return integer nanoseconds as seconds."""
+    return nanoseconds / 1e9
+
+
+@dataclasses.dataclass
+class GoalScript:
+    """What a peer does with one goal (or one service call: ``outcome`` respond/ignore/die)."""
+
+    loc: SourceLocation
+    outcome: str
+    after: int = 0
+    match: Optional[dict[str, Any]] = None
+    result: dict[str, Any] = dataclasses.field(default_factory=dict)
+    feedback: list[tuple[int, dict[str, Any]]] = dataclasses.field(default_factory=list)
+    cancel: str = 'accept'
+
+
+@dataclasses.dataclass
+class Peer:
+    """A simulated ROS peer.
+
+    Attributes:
+        kind: ``action``, ``service``, ``topic_action`` or ``publish``
+        name: the action or service name, the goal topic, the published topic
+        type_string: the interface type (the goal type for a topic action)
+        scripts: per goal or call, in order (``match`` entries apply to every fit)
+        start: when it appears (ns); before, it is absent
+        stop: when it leaves the ROS graph (ns), None: never
+        messages: a publisher's (time, fields) list
+        every: a publisher repeats its latest message this often (ns), None: once
+        qos: a publisher's QoS name
+        options: topic action topics (status_topic, cancel_topic, stamp_field)
+    """
+
+    kind: str
+    name: str
+    loc: SourceLocation
+    type_string: str = ''
+    scripts: list[GoalScript] = dataclasses.field(default_factory=list)
+    start: int = 0
+    stop: Optional[int] = None
+    messages: list[tuple[int, dict[str, Any]]] = dataclasses.field(default_factory=list)
+    every: Optional[int] = None
+    qos: str = 'reliable'
+    options: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class Expectation:
+    """One expectation.
+
+    Attributes:
+        kind: ``status``, ``blackboard``, ``goal``, ``call`` or ``published``
+        when: ``('at', t)``, ``('by', t)``, ``('during', a, b)`` or ``('end',)``
+        values: status: node -> status; blackboard: key -> value
+        name: the peer or topic of a goal/call/published expectation
+        index: which goal/call/message (0-based), None: any
+        fields: the fields it must have (a subset of the message)
+        cancelled: whether the goal was cancelled (None: either)
+        count: (lowest, highest) number of matching goals/calls/messages, None: at least one
+    """
+
+    kind: str
+    loc: SourceLocation
+    when: tuple[Any, ...] = ('end',)
+    values: dict[str, Any] = dataclasses.field(default_factory=dict)
+    value_locs: dict[str, SourceLocation] = dataclasses.field(default_factory=dict)
+    name: str = ''
+    index: Optional[int] = None
+    fields: Optional[dict[str, Any]] = None
+    cancelled: Optional[bool] = None
+    count: Optional[tuple[int, Optional[int]]] = None
+    text: str = ''
+
+
+@dataclasses.dataclass
+class Scenario:
+    """One scenario of a scenario file."""
+
+    name: str
+    file: str
+    loc: SourceLocation
+    tree_file: str
+    tree_name: str
+    duration: int
+    parameters: dict[str, Any]
+    peers: list[Peer]
+    blackboard: dict[str, Any]
+    expectations: list[Expectation]
+
+    @property
+    def id(self) -> str:  # noqa: A003 - the scenario's id, as in test reports
+        """Return ``file::name``."""
+        return f'{self.file}::{self.name}'
+
+
+class _Reader:
+    """Collect located errors while reading YAML nodes."""
+
+    def __init__(self) -> None:
+        self.errors: list[Diagnostic] = []
+
+    def error(self, node: Any, message: str) -> None:
+        self.errors.append(Diagnostic(node.loc, message))
+
+    def mapping(self, node: Optional[YNode], what: str, allowed: tuple[str, ...],
+                required: tuple[str, ...] = ()) -> Optional[YMap]:
+        if not isinstance(node, YMap):
+            if node is not None:
+                self.error(node, f'{what}: expected a mapping, got {node.kind}')
+            return None
+        for key, _ in node.entries:
+            if key.value not in allowed:
+                self.error(key, f"{what}: unknown key '{key.value}'"
+                           f'{_suggest(str(key.value), allowed)}; expected one of '
+                           f'{", ".join(allowed)}')
+        for key in required:
+            if node.get(key) is None:
+                self.error(node, f"{what}: missing '{key}'")
+        return node
+
+    def string(self, node: Optional[YNode], what: str, default: str = '') -> str:
+        if node is None:
+            return default
+        if not isinstance(node, YScalar) or not isinstance(node.value, str) or not node.value:
+            self.error(node, f'{what}: expected a non-empty string, got {node.kind}')
+            return default
+        return node.value
+
+    def number(self, node: Optional[YNode], what: str, default: float = 0.0, *,
+               low: float = 0.0, high: float = MAX_DURATION, positive: bool = False) -> float:
+        if node is None:
+            return default
+        value = node.plain() if isinstance(node, YScalar) else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not low <= value <= high or (positive and value <= 0):
+            bound = 'above 0' if positive else f'from {low:g}'
+            self.error(node, f'{what}: expected a number of seconds {bound} up to {high:g}, '
+                       f'got {node.kind if value is None else repr(value)}')
+            return default
+        return float(value)
+
+    def choice(self, node: Optional[YNode], what: str, choices: tuple[str, ...],
+               default: str) -> str:
+        if node is None:
+            return default
+        value = node.plain() if isinstance(node, YScalar) else None
+        if value not in choices:
+            self.error(node, f'{what}: expected one of {", ".join(choices)}, got '
+                       f'{value!r}{_suggest(str(value), choices)}' if value is not None else
+                       f'{what}: expected one of {", ".join(choices)}, got {node.kind}')
+            return default
+        return str(value)
+
+    def fields(self, node: Optional[YNode], what: str) -> dict[str, Any]:
+        if node is None:
+            return {}
+        if not isinstance(node, YMap):
+            self.error(node, f'{what}: expected a mapping of message fields, got {node.kind}')
+            return {}
+        return node.plain()
+
+    def check_message(self, node: Optional[YNode], msg_class: Optional[type], what: str,
+                      data: dict[str, Any]) -> None:
+        if msg_class is None or node is None:
+            return
+        for problem in interfaces.check_fields(msg_class, data, path=what):
+            self.error(node, str(problem))
+
+    def interface(self, node: Optional[YNode], what: str, kind: str) -> Optional[type]:
+        if node is None:
+            return None
+        text = self.string(node, what)
+        if not text:
+            return None
+        try:
+            return interfaces.resolve(text, kind=kind)
+        except interfaces.InterfaceError as error:
+            self.error(node, f'{what}: {error}')
+            return None
+
+
+def _suggest(word: str, choices: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(word, choices, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ''
+
+
+_FILE_KEYS = ('tree', 'tree_name', 'parameters', 'peers', 'scenarios')
+_SCENARIO_KEYS = ('tree', 'tree_name', 'parameters', 'duration', 'peers', 'blackboard',
+                  'expect')
+_PEER_KINDS = ('action', 'service', 'topic_action', 'publish')
+
+
+def load_scenarios(path: str) -> list[Scenario]:
+    """Read a scenario file.
+
+    Raises:
+        TreeError: with every problem found (``file:line:col: what was expected``).
+    """
+    root = load_file(path)
+    reader = _Reader()
+    top = reader.mapping(root, 'scenario file', _FILE_KEYS, ('scenarios',)) \
+        if root is not None else None
+    if root is None:
+        raise TreeError.single(SourceLocation(path), "empty scenario file: expected 'tree' "
+                               "and 'scenarios'")
+    if top is None:
+        raise TreeError(reader.errors)
+    base = os.path.dirname(path)
+    shared_peers = _peers(reader, top.get('peers'))
+    shared_parameters = _parameters(reader, top.get('parameters'))
+    scenarios: list[Scenario] = []
+    body = top.get('scenarios')
+    if body is not None and (not isinstance(body, YMap) or not len(body)):
+        reader.error(body, 'scenarios: expected a mapping of scenario names to scenarios, '
+                     f'got {body.kind if not isinstance(body, YMap) else "an empty mapping"}')
+    elif isinstance(body, YMap):
+        for key, node in body.entries:
+            scenario = _scenario(reader, str(key.value), key.loc, node, top, base, path,
+                                 shared_peers, shared_parameters)
+            if scenario is not None:
+                scenarios.append(scenario)
+    if reader.errors:
+        raise TreeError(reader.errors)
+    return scenarios
+
+
+def _parameters(reader: _Reader, node: Optional[YNode]) -> dict[str, Any]:
+    """Read executive parameters: known names, values of the parameter's type."""
+    from bt_executive.ros.executive import PARAMETERS
+    if node is None:
+        return {}
+    if not isinstance(node, YMap):
+        reader.error(node, f'parameters: expected a mapping of executive parameters, got '
+                     f'{node.kind}')
+        return {}
+    allowed = tuple(name for name in PARAMETERS if name not in ('tree_file', 'tree_name'))
+    values = {}
+    for key, value in node.entries:
+        name = str(key.value)
+        if name not in allowed:
+            reader.error(key, f"parameters: unknown executive parameter '{name}'"
+                         f'{_suggest(name, allowed)} (the scenario names the tree)'
+                         if name in PARAMETERS else
+                         f"parameters: unknown executive parameter '{name}'"
+                         f'{_suggest(name, allowed)}')
+            continue
+        default, plain = PARAMETERS[name][0], value.plain()
+        kind = type(default)
+        fits = isinstance(plain, kind) and not (kind is int and isinstance(plain, bool))
+        if kind is float and isinstance(plain, int) and not isinstance(plain, bool):
+            plain, fits = float(plain), True
+        if not fits:
+            reader.error(value, f'parameters: {name}: expected {_kind_name(default)}, got '
+                         f'{value.kind}')
+            continue
+        values[name] = plain
+    return values
+
+
+def _kind_name(default: Any) -> str:
+    return {bool: 'true or false', int: 'a whole number', float: 'a number',
+            str: 'a string', list: 'a list of strings'}.get(type(default), 'a value')
+
+
+def _scenario(reader: _Reader, name: str, loc: SourceLocation, node: YNode, top: YMap,
+              base: str, path: str, shared_peers: list[Peer],
+              shared_parameters: dict[str, Any]) -> Optional[Scenario]:
+    what = f"scenario '{name}'"
+    body = reader.mapping(node, what, _SCENARIO_KEYS, ('duration',))
+    if body is None:
+        return None
+    tree_node = body.get('tree') or top.get('tree')
+    if tree_node is None:
+        reader.error(body, f"{what}: missing 'tree' (here or at the top of the file)")
+        return None
+    tree = reader.string(tree_node, 'tree')
+    tree_file = os.path.normpath(os.path.join(base, tree)) if tree else ''
+    if tree and not os.path.isfile(tree_file):
+        reader.error(tree_node, f"tree: no file '{tree_file}'")
+    tree_name = reader.string(body.get('tree_name') or top.get('tree_name'), 'tree_name')
+    duration = ns(reader.number(body.get('duration'), f'{what}: duration', positive=True))
+    own = _peers(reader, body.get('peers'))
+    names = {(peer.kind, peer.name) for peer in own}
+    peers = [peer for peer in shared_peers if (peer.kind, peer.name) not in names] + own
+    parameters = dict(shared_parameters)
+    parameters.update(_parameters(reader, body.get('parameters')))
+    blackboard_node = body.get('blackboard')
+    blackboard: dict[str, Any] = {}
+    if blackboard_node is not None:
+        if isinstance(blackboard_node, YMap):
+            blackboard = blackboard_node.plain()
+        else:
+            reader.error(blackboard_node, f'{what}: blackboard: expected a mapping of keys to '
+                         f'values, got {blackboard_node.kind}')
+    expectations = _expectations(reader, body.get('expect'), peers, duration)
+    return Scenario(name=name, file=path, loc=loc, tree_file=tree_file, tree_name=tree_name,
+                    duration=duration, parameters=parameters, peers=peers,
+                    blackboard=blackboard, expectations=expectations)
+
+
+# ---- peers -----------------------------------------------------------------------------
+
+_COMMON_PEER_KEYS = ('type', 'start', 'stop')
+_PEER_KEYS = {
+    'action': ('action', *_COMMON_PEER_KEYS, 'goals'),
+    'service': ('service', *_COMMON_PEER_KEYS, 'calls'),
+    'topic_action': ('topic_action', *_COMMON_PEER_KEYS, 'goals', 'status_topic',
+                     'cancel_topic', 'stamp_field'),
+    'publish': ('publish', 'type', 'qos', 'every', 'messages'),
+}
+_GOAL_KEYS = ('outcome', 'after', 'match', 'result', 'feedback', 'cancel')
+_CALL_KEYS = ('outcome', 'after', 'match', 'response')
+
+
+def _peers(reader: _Reader, node: Optional[YNode]) -> list[Peer]:
+    if node is None:
+        return []
+    if not isinstance(node, YSeq):
+        reader.error(node, f'peers: expected a list of peers, got {node.kind}')
+        return []
+    peers: list[Peer] = []
+    seen: set[tuple[str, str]] = set()
+    for item in node:
+        peer = _peer(reader, item)
+        if peer is None:
+            continue
+        if (peer.kind, peer.name) in seen:
+            reader.error(item, f"peers: a second {peer.kind} peer '{peer.name}'")
+            continue
+        seen.add((peer.kind, peer.name))
+        peers.append(peer)
+    return peers
+
+
+def _peer(reader: _Reader, node: YNode) -> Optional[Peer]:
+    if not isinstance(node, YMap):
+        reader.error(node, f'peer: expected a mapping with one of {", ".join(_PEER_KINDS)}, '
+                     f'got {node.kind}')
+        return None
+    kinds = [kind for kind in _PEER_KINDS if node.get(kind) is not None]
+    if len(kinds) != 1:
+        reader.error(node, f'peer: expected exactly one of {", ".join(_PEER_KINDS)} '
+                     f'(what it is), got {", ".join(kinds) or "none"}')
+        return None
+    kind = kinds[0]
+    reader.mapping(node, f'{kind} peer', _PEER_KEYS[kind], ('type',))
+    name = reader.string(node.get(kind), kind)
+    what = f"{kind} peer '{name}'"
+    peer = Peer(kind=kind, name=name, loc=node.loc)
+    peer.type_string = reader.string(node.get('type'), f'{what}: type')
+    if kind == 'publish':
+        return _publisher(reader, node, peer, what)
+    peer.start = ns(reader.number(node.get('start'), f'{what}: start'))
+    stop = node.get('stop')
+    if stop is not None:
+        peer.stop = ns(reader.number(stop, f'{what}: stop'))
+        if peer.stop <= peer.start:
+            reader.error(stop, f'{what}: stop: expected a time after start')
+    if kind == 'service':
+        srv = reader.interface(node.get('type'), f'{what}: type', 'srv')
+        response = interfaces.response_class(srv) if srv is not None else None
+        peer.scripts = _scripts(reader, node.get('calls'), f'{what}: calls', _CALL_KEYS,
+                                CALL_OUTCOMES, 'respond', response, None)
+        return peer
+    if kind == 'action':
+        action = reader.interface(node.get('type'), f'{what}: type', 'action')
+        classes = (interfaces.result_class(action), interfaces.feedback_class(action)) \
+            if action is not None else (None, None)
+        peer.scripts = _scripts(reader, node.get('goals'), f'{what}: goals', _GOAL_KEYS,
+                                GOAL_OUTCOMES, 'succeed', *classes)
+        return peer
+    reader.interface(node.get('type'), f'{what}: type', 'msg')
+    peer.options = {
+        'status_topic': reader.string(node.get('status_topic'), f'{what}: status_topic',
+                                      _sibling(name, 'status')),
+        'cancel_topic': reader.string(node.get('cancel_topic'), f'{what}: cancel_topic',
+                                      _sibling(name, 'cancel')),
+        'stamp_field': reader.string(node.get('stamp_field'), f'{what}: stamp_field',
+                                     'header.stamp'),
+    }
+    peer.scripts = _scripts(reader, node.get('goals'), f'{what}: goals',
+                            tuple(k for k in _GOAL_KEYS if k not in ('result', 'feedback')),
+                            GOAL_OUTCOMES, 'succeed', None, None)
+    return peer
+
+
+def _sibling(topic: str, name: str) -> str:
+    """Return ``navigate/status`` for ``navigate/goal`` (the sim's protocol)."""
+    head, _, _ = topic.rpartition('/')
+    return f'{head}/{name}' if head else name
+
+
+def _publisher(reader: _Reader, node: YMap, peer: Peer, what: str) -> Peer:
+    msg_class = reader.interface(node.get('type'), f'{what}: type', 'msg')
+    peer.qos = reader.choice(node.get('qos'), f'{what}: qos', QOS_NAMES, 'reliable')
+    every = node.get('every')
+    if every is not None:
+        peer.every = ns(reader.number(every, f'{what}: every', positive=True))
+    messages = node.get('messages')
+    if not isinstance(messages, YSeq) or not len(messages):
+        reader.error(messages or node, f'{what}: messages: expected a list of '
+                     '{at: seconds, fields: {...}}')
+        return peer
+    last = -1
+    for item in messages:
+        entry = reader.mapping(item, f'{what}: message', ('at', 'fields'), ('at',))
+        if entry is None:
+            continue
+        at = ns(reader.number(entry.get('at'), f'{what}: message: at'))
+        if at <= last:
+            reader.error(entry, f'{what}: message: at: expected times in increasing order')
+        last = at
+        fields = reader.fields(entry.get('fields'), f'{what}: message: fields')
+        reader.check_message(entry.get('fields'), msg_class, 'fields', fields)
+        peer.messages.append((at, fields))
+    return peer
+
+
+def _scripts(reader: _Reader, node: Optional[YNode], what: str, keys: tuple[str, ...],
+             outcomes: tuple[str, ...], default: str, result_class: Optional[type],
+             feedback_class: Optional[type]) -> list[GoalScript]:
+    if node is None:
+        return [GoalScript(loc=SourceLocation(''), outcome=default)]
+    if not isinstance(node, YSeq) or not len(node):
+        reader.error(node, f'{what}: expected a list of scripts, one per goal or call')
+        return [GoalScript(loc=node.loc, outcome=default)]
+    scripts = []
+    for item in node:
+        entry = reader.mapping(item, what, keys)
+        if entry is None:
+            continue
+        script = GoalScript(loc=entry.loc, outcome=reader.choice(
+            entry.get('outcome'), f'{what}: outcome', outcomes, default))
+        script.after = ns(reader.number(entry.get('after'), f'{what}: after'))
+        match = entry.get('match')
+        if match is not None:
+            script.match = reader.fields(match, f'{what}: match')
+        key = 'response' if 'response' in keys else 'result'
+        script.result = reader.fields(entry.get(key), f'{what}: {key}')
+        reader.check_message(entry.get(key), result_class, key, script.result)
+        if 'cancel' in keys:
+            script.cancel = reader.choice(entry.get('cancel'), f'{what}: cancel',
+                                          CANCEL_ANSWERS, 'accept')
+        feedback = entry.get('feedback')
+        if feedback is not None:
+            if not isinstance(feedback, YSeq):
+                reader.error(feedback, f'{what}: feedback: expected a list of '
+                             '{after: seconds, fields: {...}}')
+            else:
+                for one in feedback:
+                    fb = reader.mapping(one, f'{what}: feedback', ('after', 'fields'))
+                    if fb is None:
+                        continue
+                    data = reader.fields(fb.get('fields'), f'{what}: feedback: fields')
+                    reader.check_message(fb.get('fields'), feedback_class, 'fields', data)
+                    script.feedback.append((ns(reader.number(
+                        fb.get('after'), f'{what}: feedback: after')), data))
+        scripts.append(script)
+    return scripts
+
+
+# ---- expectations ------------------------------------------------------------------------
+
+_WHEN_KEYS = ('at', 'by', 'during')
+_KINDS = {
+    'status': ('status',),
+    'blackboard': ('blackboard',),
+    'goal': ('goal', 'index', 'fields', 'cancelled', 'count'),
+    'call': ('call', 'index', 'fields', 'count'),
+    'published': ('published', 'index', 'fields', 'count'),
+}
+
+
+def _expectations(reader: _Reader, node: Optional[YNode], peers: list[Peer],
+                  duration: int) -> list[Expectation]:
+    if node is None:
+        return []
+    if not isinstance(node, YSeq):
+        reader.error(node, f'expect: expected a list of expectations, got {node.kind}')
+        return []
+    return [e for e in (_expectation(reader, item, peers, duration) for item in node)
+            if e is not None]
+
+
+def _expectation(reader: _Reader, node: YNode, peers: list[Peer],
+                 duration: int) -> Optional[Expectation]:
+    if not isinstance(node, YMap):
+        reader.error(node, f'expectation: expected a mapping with one of '
+                     f'{", ".join(_KINDS)}, got {node.kind}')
+        return None
+    kinds = [kind for kind in _KINDS if node.get(kind) is not None]
+    if len(kinds) != 1:
+        reader.error(node, f'expectation: expected exactly one of {", ".join(_KINDS)}, '
+                     f'got {", ".join(kinds) or "none"}')
+        return None
+    kind = kinds[0]
+    reader.mapping(node, f'{kind} expectation', (*_KINDS[kind], *_WHEN_KEYS))
+    expectation = Expectation(kind=kind, loc=node.loc, when=_when(reader, node, duration))
+    expectation.text = _render(node)
+    body = node.get(kind)
+    if kind in ('status', 'blackboard'):
+        if not isinstance(body, YMap) or not len(body):
+            reader.error(body, f'{kind}: expected a mapping of '
+                         f'{"node paths to statuses" if kind == "status" else "keys to values"}')
+            return None
+        for key, value in body.entries:
+            expectation.value_locs[str(key.value)] = key.loc
+            if kind == 'status':
+                expectation.values[str(key.value)] = reader.choice(
+                    value, f'status of {key.value}', STATUSES, 'INVALID')
+            else:
+                expectation.values[str(key.value)] = value.plain()
+        return expectation
+    expectation.name = reader.string(body, kind)
+    wanted = {'goal': ('action', 'topic_action'), 'call': ('service',)}.get(kind)
+    if wanted is not None and not any(p.kind in wanted and p.name == expectation.name
+                                      for p in peers):
+        names = tuple(p.name for p in peers if p.kind in wanted)
+        reader.error(body, f"{kind}: no {' or '.join(wanted)} peer '{expectation.name}'"
+                     f'{_suggest(expectation.name, names)}; declared: '
+                     f'{", ".join(names) or "none"}')
+    index = node.get('index')
+    if index is not None:
+        value = index.plain() if isinstance(index, YScalar) else None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            reader.error(index, f'index: expected a whole number from 0 (the first), got '
+                         f'{index.kind}')
+        else:
+            expectation.index = value
+    if node.get('fields') is not None:
+        expectation.fields = reader.fields(node.get('fields'), 'fields')
+    cancelled = node.get('cancelled')
+    if cancelled is not None:
+        if not isinstance(cancelled, YScalar) or not isinstance(cancelled.value, bool):
+            reader.error(cancelled, f'cancelled: expected true or false, got {cancelled.kind}')
+        else:
+            expectation.cancelled = cancelled.value
+    count = node.get('count')
+    if count is not None:
+        expectation.count = _count(reader, count)
+        if expectation.index is not None:
+            reader.error(count, "count: not together with 'index' (count the matches, or "
+                         'check one of them)')
+    return expectation
+
+
+def _count(reader: _Reader, node: YNode) -> Optional[tuple[int, Optional[int]]]:
+    def whole(item: Optional[YNode]) -> Optional[int]:
+        value = item.plain() if isinstance(item, YScalar) else None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            reader.error(item or node, 'count: expected a whole number from 0, or '
+                         '{min: N, max: M}')
+            return None
+        return value
+    if isinstance(node, YMap):
+        reader.mapping(node, 'count', ('min', 'max'))
+        low = whole(node.get('min')) if node.get('min') is not None else 0
+        high = whole(node.get('max')) if node.get('max') is not None else None
+        return (low or 0, high)
+    exact = whole(node)
+    return None if exact is None else (exact, exact)
+
+
+def _when(reader: _Reader, node: YMap, duration: int) -> tuple[Any, ...]:
+    given = [key for key in _WHEN_KEYS if node.get(key) is not None]
+    if len(given) > 1:
+        reader.error(node, f'expectation: at most one of at, by, during; got '
+                     f'{", ".join(given)}')
+    if not given:
+        return ('end',)
+    key = given[0]
+    value = node.get(key)
+    limit = seconds(duration)
+    if key == 'during':
+        if not isinstance(value, YSeq) or len(value) != 2:
+            reader.error(value, 'during: expected [from, until] in seconds')
+            return ('end',)
+        low = ns(reader.number(value.items[0], 'during: from', high=limit))
+        high = ns(reader.number(value.items[1], 'during: until', high=limit))
+        if high < low:
+            reader.error(value, 'during: expected from <= until')
+        return ('during', low, high)
+    return (key, ns(reader.number(value, key, high=limit)))
+
+
+def _render(node: YMap) -> str:
+    """Return an expectation as one line of flow YAML, for messages."""
+    parts = []
+    for key, value in node.entries:
+        parts.append(f'{key.value}: {_flow(value.plain())}')
+    return '{' + ', '.join(parts) + '}'
+
+
+def _flow(value: Any) -> str:
+    if isinstance(value, dict):
+        return '{' + ', '.join(f'{k}: {_flow(v)}' for k, v in value.items()) + '}'
+    if isinstance(value, list):
+        return '[' + ', '.join(_flow(v) for v in value) + ']'
+    if value is None:
+        return 'null'
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    return str(value)
+
+
+__all__ = ['CALL_OUTCOMES', 'Expectation', 'GOAL_OUTCOMES', 'GoalScript', 'Peer',
+           'STATUSES', 'Scenario', 'load_scenarios', 'ns', 'seconds']
