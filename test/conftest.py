@@ -67,6 +67,20 @@ def pytest_report_header(config: pytest.Config) -> str:
             f"ROS_AUTOMATIC_DISCOVERY_RANGE={os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE']}")
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Refuse a session whose collection left test/standins on ``sys.path``.
+
+    The stand-ins (a ``nav2_msgs`` and a py_trees_ros interface package without type
+    support) are for the tests that use them: anywhere else they make every later test
+    believe those packages are installed.
+    """
+    standins = str(pathlib.Path(__file__).resolve().parent / 'standins')
+    if any(str(pathlib.Path(entry).resolve()).startswith(standins) for entry in sys.path
+           if entry):
+        raise pytest.UsageError(f'a test module put {standins} on sys.path at import; '
+                                'load stand-ins by file or inside the test instead')
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip tests marked ``ros`` when rclpy cannot be imported."""
     ros_items = [item for item in items if item.get_closest_marker('ros') is not None]

@@ -13,6 +13,7 @@ crosses a process; test_streams_guard.py runs the real executive.
 from __future__ import annotations
 
 import copy
+import importlib.util
 import math
 import pathlib
 import sys
@@ -30,8 +31,23 @@ from bt_executive.ros.stream_messages import WINDOW
 import py_trees
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / 'standins'))
-import py_trees_ros_interfaces_standin as standin  # noqa: E402,I100 - after the path
+
+def _load_standin() -> Any:
+    """Import the stand-in from its file, leaving ``sys.path`` alone.
+
+    test/standins also holds a ``nav2_msgs`` stand-in: on ``sys.path`` it would make
+    every later test of the session believe Nav2 is installed.
+    """
+    path = pathlib.Path(__file__).resolve().parents[1] / 'standins' / \
+        'py_trees_ros_interfaces_standin.py'
+    spec = importlib.util.spec_from_file_location('py_trees_ros_interfaces_standin', path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while defining
+    spec.loader.exec_module(module)
+    return module
+
+
+standin = _load_standin()
 
 pytestmark = pytest.mark.ros
 
