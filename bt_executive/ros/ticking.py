@@ -331,61 +331,25 @@ class EventTicker:
             self._heartbeat = None
 
 
-class PeriodicTicker:
-    """Ticks at a fixed rate on the node clock.
-
-    Args:
-        node: the node whose executor runs the ticks
-        tick: ticks the tree once
-        rate: ticks per second
-    """
-
-    event_driven = False
-
-    def __init__(self, node: Any, tick: Callable[[], None], *, rate: float) -> None:
-        self._node = node
-        self.period = 1.0 / rate
-        self._timer = node.create_timer(self.period, tick)
-
-    def request(self, source: Any = None) -> None:
-        """Periodic ticking ignores requests: the next tick comes anyway."""
-
-    def request_now(self, source: Any = None) -> None:
-        """Ignored, as :meth:`request`."""
-
-    def ticked(self, start: float) -> Optional[float]:
-        """Nothing to note; no wake latency."""
-        return None
-
-    def plan(self, *, again: bool, deadline: Optional[float]) -> None:
-        """Nothing to plan: the timer ticks anyway."""
-
-    def destroy(self) -> None:
-        """Release the timer (idempotent)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._node.destroy_timer(self._timer)
-            self._timer = None
-
-
 class IdleTicker:
     """Never ticks: the ticker of a managed executive that is not active.
 
     Requests from leaves and the blackboard feed are dropped; activation replaces it with
     a :class:`PeriodicTicker` or an :class:`EventTicker` (bt_executive/ros/lifecycle.py).
+    :class:`PeriodicTicker` extends it with its timer: it ignores requests the same way.
     """
 
     event_driven = False
     period: Optional[float] = None
 
     def request(self, source: Any = None) -> None:
-        """Drop the request: nothing ticks until the node is activated."""
+        """Drop the request: no request makes a tick here."""
 
     def request_now(self, source: Any = None) -> None:
         """Drop the request, as :meth:`request`."""
 
     def ticked(self, start: float) -> Optional[float]:
-        """Nothing to note."""
+        """Nothing to note; no wake latency."""
         return None
 
     def plan(self, *, again: bool, deadline: Optional[float]) -> None:
@@ -393,3 +357,25 @@ class IdleTicker:
 
     def destroy(self) -> None:
         """Nothing to release."""
+
+
+class PeriodicTicker(IdleTicker):
+    """Ticks at a fixed rate on the node clock; requests are ignored (the next tick comes).
+
+    Args:
+        node: the node whose executor runs the ticks
+        tick: ticks the tree once
+        rate: ticks per second
+    """
+
+    def __init__(self, node: Any, tick: Callable[[], None], *, rate: float) -> None:
+        self._node = node
+        self.period = 1.0 / rate
+        self._timer = node.create_timer(self.period, tick)
+
+    def destroy(self) -> None:
+        """Release the timer (idempotent)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._node.destroy_timer(self._timer)
+            self._timer = None
