@@ -6,9 +6,10 @@ Each case runs a fresh interpreter (``sys.modules`` of this one holds everything
 other tests imported) that imports the executive, or starts one on the patrol and spins
 until its first tick, then prints the modules it holds. Groot2 (and pyzmq, msgpack), the
 web viewer, the BT.CPP, DOT and schema formats, the CLI, the test harness, the sim, and
-jsonschema and rich must not be among them unless the run uses them: an executive with
-``groot2_port`` set does load the Groot2 server (and the BT.CPP format, whose XML it
-serves), which shows the check sees imports.
+jsonschema and rich must not be among them unless the run uses them, nor
+importlib.metadata where no plugin is installed. An executive with ``groot2_port`` set
+does load the Groot2 server (and the BT.CPP format, whose XML it serves), which shows
+the check sees imports.
 """
 
 import json
@@ -18,6 +19,7 @@ import socket
 import subprocess
 import sys
 
+from bt_executive.nodes.plugins import may_declare
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -98,6 +100,8 @@ def test_a_running_patrol_executive_loads_no_viewer_or_format():
     modules = loaded(start())
     assert 'bt_executive.observe.snapshot' in modules  # it did start and observe
     assert unused_loaded(modules) == []
+    if not may_declare():  # no plugin here: nor importlib.metadata (nodes/plugins.py)
+        assert 'importlib.metadata' not in modules
 
 
 def test_groot2_is_loaded_when_the_run_uses_it():
