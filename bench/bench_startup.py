@@ -13,7 +13,7 @@ Imports: ``import bt_executive.ros.executive`` timed inside a fresh interpreter,
 importing only its third-party dependencies (rclpy, py_trees and the message packages).
 
 Memory: resident set size (``VmRSS``) of the patrol executive after its first tick,
-against a process holding one bare rclpy node.
+against a process holding one bare rclpy node; issue 18's goal is at most 70 MiB.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from common import (BenchNode, patrol_commands, Processes, progress,  # noqa: E4
 RUNS = 5
 QUICK_RUNS = 1
 TARGET_AFTER_IMPORTS = 1.0
+#: Issue 18: the RSS of one executive (MiB) at most.
+GOAL_RSS = 70.0
 STARTUP_TIMEOUT = 60.0
 
 IMPORT_OURS = 'import bt_executive.ros.executive'
@@ -118,6 +120,9 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
         ('memory: RSS of the patrol executive after its first tick',
          f'{statistics.median(rss):.0f} MiB', f'bare rclpy node {bare:.0f} MiB',
          ratio(statistics.median(rss), bare)),
+        (f'  goal (issue 18): RSS per executive <= {GOAL_RSS:.0f} MiB; runs min-max',
+         f'{min(rss):.0f}-{max(rss):.0f} MiB', f'goal {GOAL_RSS:.0f} MiB',
+         'met' if statistics.median(rss) <= GOAL_RSS else 'not met'),
     ]
 
 

@@ -25,7 +25,8 @@ from bt_executive.core.loader import Loader
 from bt_executive.core.registry import Category
 from bt_executive.nodes.catalogue import default_registry
 from bt_executive.nodes.catalogue.ros_leaves import StubLeaf
-from bt_executive.nodes.plugins import GROUP, load_plugins, PLUGIN_STUB, Plugins, stub_defaults
+from bt_executive.nodes.plugins import (GROUP, installed_entry_points, load_plugins,
+                                        may_declare, PLUGIN_STUB, Plugins, stub_defaults)
 from plugin_package import blocks, build_package, ENTRY_POINT, Package, sessions, write_plugin
 import pytest
 
@@ -269,6 +270,40 @@ def test_the_catalogue_alone_when_no_plugin_is_installed():
 def package(tmp_path_factory: pytest.TempPathFactory) -> Package:
     """Build the docs' package once for the tests of this module."""
     return build_package(tmp_path_factory.mktemp('docs'))
+
+
+def test_entry_points_are_read_only_where_a_distribution_may_declare_one(
+        package, tmp_path, monkeypatch):
+    bare = tmp_path / 'bare'
+    (bare / 'other-1.0.dist-info').mkdir(parents=True)
+    (bare / 'other-1.0.dist-info' / 'entry_points.txt').write_text(
+        '[console_scripts]\nother = other:main\n[bt_executive.node_types_extra]\nx = y:z\n')
+    (bare / 'old.egg-info').write_text('Name: old\n')  # an egg-info file: no entry points
+    monkeypatch.setattr(sys, 'path', [str(bare), str(tmp_path / 'missing')])
+    assert not may_declare()
+    assert list(installed_entry_points()) == []  # importlib.metadata not asked
+    monkeypatch.setattr(sys, 'path', [str(bare), str(package.path)])
+    assert may_declare()
+    assert [f'{entry.name} = {entry.value}' for entry in installed_entry_points()] == \
+        [ENTRY_POINT]
+
+
+@pytest.mark.parametrize('case', ['zip on the path', 'egg on the path', 'other finder'])
+def test_entry_points_are_left_to_importlib_metadata_where_unsure(
+        case, tmp_path, monkeypatch):
+    class Finder:
+        def find_distributions(self, context: Any = None) -> list[Any]:
+            return []
+
+    archive = tmp_path / 'plugins.zip'
+    archive.write_bytes(b'')
+    (tmp_path / 'thing.egg').mkdir()
+    paths = {'zip on the path': [str(archive)], 'egg on the path': [str(tmp_path)],
+             'other finder': [str(tmp_path / 'missing')]}
+    monkeypatch.setattr(sys, 'path', paths[case])
+    if case == 'other finder':
+        monkeypatch.setattr(sys, 'meta_path', [*sys.meta_path, Finder()])
+    assert may_declare()
 
 
 def test_the_docs_declare_one_entry_point_in_every_format():

@@ -23,7 +23,10 @@ guards them with a :class:`~bt_executive.core.faults.FaultGuard` (an exception f
 node, not the tick). Offline, a plugin leaf declared ``ros=True`` is replaced by a stub,
 as the catalogue's ROS leaves are (``bt-executive tick --stub`` changes its outcome).
 
-This module uses :mod:`importlib.metadata`, never rclpy.
+This module uses :mod:`importlib.metadata`, never rclpy, and imports it only when a
+distribution on ``sys.path`` may declare a plugin (:func:`may_declare`): most runs have
+none, and the module with what it imports (email, zipfile, csv) is some 2 MB of an
+executive's memory.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 import dataclasses
 import importlib
-import importlib.metadata
+import importlib.machinery
 import os
 import re
 import sys
@@ -48,7 +51,8 @@ if TYPE_CHECKING:
     from py_trees.behaviour import Behaviour
 
 __all__ = ['GROUP', 'Logger', 'Origin', 'PLUGIN_STUB', 'PluginProblem', 'PluginType',
-           'Plugins', 'installed', 'installed_registry', 'load_plugins', 'stub_defaults']
+           'Plugins', 'installed', 'installed_entry_points', 'installed_registry',
+           'load_plugins', 'may_declare', 'stub_defaults']
 
 #: The entry-point group in which packages declare node types.
 GROUP = 'bt_executive.node_types'
@@ -393,7 +397,7 @@ def load_plugins(*, base: Optional[Registry] = None,
     if base is None:
         base = default_registry()
     if entry_points is None:
-        entry_points = importlib.metadata.entry_points(group=GROUP)
+        entry_points = installed_entry_points()
     problems: list[PluginProblem] = []
     candidates: list[PluginType] = []
     for entry_point in entry_points:
@@ -417,6 +421,58 @@ def load_plugins(*, base: Optional[Registry] = None,
             candidates.append(PluginType(_untrusted(node_type, origin), origin))
     usable, clashes = _unclaimed(candidates)
     return Plugins(tuple(usable), tuple(problems + clashes))
+
+
+def installed_entry_points(group: str = GROUP) -> Iterable[Any]:
+    """Return the installed entry points of ``group`` (none without importlib.metadata).
+
+    :mod:`importlib.metadata` is imported only when :func:`may_declare` finds that a
+    distribution may declare one.
+    """
+    if not may_declare(group):
+        return ()
+    import importlib.metadata
+    return importlib.metadata.entry_points(group=group)
+
+
+def may_declare(group: str = GROUP) -> bool:
+    """Tell whether an installed distribution may declare entry points of ``group``.
+
+    Reads what :mod:`importlib.metadata` would read for path-based distributions: the
+    ``entry_points.txt`` of every ``*.dist-info`` and ``*.egg-info`` directory in the
+    folders of ``sys.path``, looking for the group's ``[group]`` header. Whatever this
+    does not read itself answers True (importlib.metadata then decides): a distribution
+    finder other than the standard one, a zip file or an egg on ``sys.path``.
+    """
+    for finder in sys.meta_path:
+        if finder is not importlib.machinery.PathFinder \
+                and getattr(finder, 'find_distributions', None) is not None:
+            return True
+    header = re.compile(r'^\s*\[\s*' + re.escape(group) + r'\s*\]', re.MULTILINE)
+    for entry in sys.path:
+        folder = entry or '.'
+        if not isinstance(folder, str) or folder.lower().endswith('.egg'):
+            return True
+        try:
+            names = os.listdir(folder)
+        except NotADirectoryError:  # a zip file or an egg
+            return True
+        except OSError:  # missing or unreadable: importlib.metadata finds nothing there
+            continue
+        for name in names:
+            low = name.lower()
+            if low.endswith('.egg'):
+                return True
+            if not low.endswith(('.dist-info', '.egg-info')):
+                continue
+            try:
+                with open(os.path.join(folder, name, 'entry_points.txt'),
+                          encoding='utf-8', errors='replace') as stream:
+                    if header.search(stream.read()):
+                        return True
+            except OSError:  # none, or an egg-info file: no entry points
+                continue
+    return False
 
 
 def installed(*, offline: bool = True,

@@ -21,14 +21,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import operator
-from typing import Any, Mapping, NamedTuple, Optional, Protocol, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Optional, Protocol, Sequence
 
 from bt_executive.core.table import BuiltTree, NodeTable
 from bt_executive.nodes.leaves import TerminationRequest
 import py_trees
 from py_trees.common import Status
 
-_STATE = operator.attrgetter('status', 'feedback_message')
 _INVALID = Status.INVALID
 
 
@@ -118,9 +117,11 @@ class StatusTracker:
         self.tick_count = 0
         self._visited: list[py_trees.behaviour.Behaviour] = []
         self._last_visited: list[py_trees.behaviour.Behaviour] = []
-        self._last_current: list[tuple[Status, Any]] = []
+        self._last_statuses: list[Status] = []
+        self._last_feedback: list[Any] = []
         self._last_pending: list[py_trees.behaviour.Behaviour] = []
-        #: the records of the behaviours in _last_visited equal _last_current
+        #: the records of the behaviours in _last_visited equal _last_statuses and
+        #: _last_feedback
         self._in_sync = False
         self._changes: list[Transition] = []
         #: bumped whenever the structure is described again
@@ -201,7 +202,7 @@ class StatusTracker:
         self._changes = []
         self._compare([self.root])
         if self._changes:
-            self._in_sync = False  # e.g. a stop: records moved away from _last_current
+            self._in_sync = False  # e.g. a stop: records moved away from the last read
         return self._changes
 
     def _change(self, node: py_trees.behaviour.Behaviour, old: Status, status: Status,
@@ -232,19 +233,19 @@ class StatusTracker:
             False if the tree's structure changed (it has been described again).
         """
         visited = self._visited
-        current = list(map(_STATE, visited))
+        # two comprehensions read every ticked behaviour's state: cheaper than a list of
+        # (status, feedback) tuples (no tuple per behaviour, specialised attribute reads)
+        statuses = [node.status for node in visited]
+        feedback = [node.feedback_message for node in visited]
         record = self.state
-        change = self._change
         if self._in_sync and visited == self._last_visited:
-            # records of the ticked behaviours equal _last_current (see _in_sync)
-            if current != self._last_current:
-                for index in itertools.compress(itertools.count(),
-                                                map(operator.ne, current, self._last_current)):
-                    node = visited[index]
-                    status, feedback = current[index]
-                    old, old_feedback = record[node]
-                    if status is not old or feedback != old_feedback:
-                        change(node, old, status, feedback)
+            # records of the ticked behaviours equal the last lists read (see _in_sync)
+            if statuses != self._last_statuses or feedback != self._last_feedback:
+                # by identity in C (a superset: _compare_at compares the texts)
+                moved = map(operator.or_, map(operator.is_not, statuses, self._last_statuses),
+                            map(operator.is_not, feedback, self._last_feedback))
+                self._compare_at(itertools.compress(itertools.count(), moved), statuses,
+                                 feedback)
             # a superset of the children to check: with the same behaviours ticked, the
             # live children of ticked parents only lose members that were not ticked
             pending = list(self._last_pending)
@@ -254,21 +255,29 @@ class StatusTracker:
             except KeyError:  # the tree was changed under us: describe it again
                 self._index()
                 return False
-            if current != recorded:
-                for index in itertools.compress(itertools.count(),
-                                                map(operator.ne, current, recorded)):
-                    node = visited[index]
-                    status, feedback = current[index]
-                    old, old_feedback = record[node]  # again: it may be listed twice
-                    if status is not old or feedback != old_feedback:
-                        change(node, old, status, feedback)
+            if list(zip(statuses, feedback)) != recorded:
+                self._compare_at(itertools.compress(itertools.count(), map(
+                    operator.ne, zip(statuses, feedback), recorded)), statuses, feedback)
             seen = set(visited)
             pending = list(set().union(*filter(None, map(self._live.__getitem__, seen))) - seen)
             self._last_pending = list(pending)
-        self._last_current = current
+        self._last_statuses = statuses
+        self._last_feedback = feedback
         self._in_sync = True
         self._compare(pending)
         return True
+
+    def _compare_at(self, indexes: Iterable[int], statuses: list[Status],
+                    feedback: list[Any]) -> None:
+        """Compare the ticked behaviours at ``indexes`` with their records."""
+        visited = self._visited
+        record = self.state
+        for index in indexes:
+            node = visited[index]
+            status, text = statuses[index], feedback[index]
+            old, old_text = record[node]  # again: a behaviour may be listed twice
+            if status is not old or text != old_text:
+                self._change(node, old, status, text)
 
     def _compare(self, pending: list[Any]) -> None:
         """Compare ``pending`` behaviours; below each that changed, its live children."""

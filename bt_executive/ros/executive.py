@@ -23,7 +23,8 @@ from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.leaves.backoff import PARAMETERS as BACKOFF_PARAMETERS
 from bt_executive.ros.simclock import SimClockCheck
-from bt_executive.ros.spin import CallbackFaults, make_executor, SignalWaker, StartInterrupted
+from bt_executive.ros.spin import (CallbackFaults, freeze_startup_objects, make_executor,
+                                   SignalWaker, StartInterrupted)
 from bt_executive.ros.subscriptions import qos_profile
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
 from bt_executive.ros.usage import handle_arguments
@@ -661,6 +662,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
         finally:
             starting.clear()
         executor.add_node(executive)
+        freeze_startup_objects()  # shorter collector pauses in reactions (ros/spin.py)
         waker = SignalWaker(executor)
         while rclpy.ok() and not received:
             # a signal wakes this at once (SignalWaker); the timeout is only a safety net

@@ -47,7 +47,7 @@ from typing import Any, Callable, Optional
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
 from bt_executive.ros.executive import Executive, PARAMETERS, TICK_MODES
-from bt_executive.ros.spin import make_executor, SignalWaker
+from bt_executive.ros.spin import freeze_startup_objects, make_executor, SignalWaker
 from bt_executive.ros.ticking import IdleTicker
 from bt_executive.ros.usage import handle_arguments
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
@@ -445,6 +445,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
                   'parameters)', file=sys.stderr)
             return 2
         executor.add_node(executive)
+        freeze_startup_objects()  # the modules at least (the tree comes with configure)
         waker = SignalWaker(executor)
         _spin(executor, executive, lambda: bool(received) or executive.finalized)
         if executive.finalized and not received:  # let the ChangeState response go out

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import signal
@@ -29,6 +30,19 @@ def make_executor() -> Any:
         else:
             return EventsExecutor()
     return SingleThreadedExecutor()
+
+
+def freeze_startup_objects() -> None:
+    """Move the objects made while starting out of the garbage collector's way.
+
+    After start-up the process holds some 50,000 tracked objects (modules, the tree, the
+    message types) that live until exit; a full collection walks them all, 5-9 ms on this
+    machine, and may fall inside a reaction. Collected once (so no cycle of start-up
+    garbage is kept) and frozen (:func:`gc.freeze`), they are never walked again; what
+    the run allocates later is collected as before.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 class CallbackFaults:

@@ -84,8 +84,27 @@ def test_quick_suite_prints_a_full_table():
         ours = cells[matching[0]][1].strip()
         assert re.fullmatch(pattern, ours), f'{matching[0]!r}: {ours!r} in:\n{stdout}'
     ratios = [row[3] for row in rows if row[3]]
-    assert ratios and all(re.fullmatch(r'[\d.]+x|-', value) for value in ratios), stdout
+    verdict = r'[\d.]+x|-|met|not met'  # a ratio, or a goal row's verdict
+    assert ratios and all(re.fullmatch(verdict, value) for value in ratios), stdout
     # every benchmark reported progress and its duration on stderr, not in the table
     for name in MULTI_PROCESS:
         assert f'{name} took' in stderr, stderr
     assert 'running' not in stdout
+
+
+def test_quick_tick_benchmark_reports_the_goal_rows():
+    """bench_tick (in-process) runs quick and prints issue 18's goal rows with a verdict."""
+    process = subprocess.run([sys.executable, str(BENCH / 'bench_tick.py'), '--quick'],
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             env=dict(os.environ), timeout=TIMEOUT)
+    assert process.returncode == 0, process.stderr
+    rows = [line.split(' | ') for line in process.stdout.strip().split('\n')]
+    assert rows and all(len(row) == 4 for row in rows), process.stdout
+    names = [row[0] for row in rows]
+    for label in ('flat', 'bushy'):
+        assert any(name.startswith('executive tick, every observer on (Snapshot+Groot2')
+                   and name.endswith(label) for name in names), process.stdout
+        assert f'  tick record alone (TreeRunner, no observer), {label}' in names
+    goals = [row for row in rows if row[0].startswith('  goal (issue 18)')]
+    assert len(goals) == 2, process.stdout
+    assert all(row[3] in ('met', 'not met') for row in goals), process.stdout
