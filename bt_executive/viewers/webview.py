@@ -54,6 +54,9 @@ STATIC_FILES = {
     '/index.html': ('index.html', 'text/html; charset=utf-8'),
     '/app.js': ('app.js', 'text/javascript; charset=utf-8'),
     '/style.css': ('style.css', 'text/css; charset=utf-8'),
+    '/graph.js': ('graph.js', 'text/javascript; charset=utf-8'),
+    '/search.js': ('search.js', 'text/javascript; charset=utf-8'),
+    '/graph.css': ('graph.css', 'text/css; charset=utf-8'),
 }
 #: Every path the server answers (anything else is 404).
 ROUTES = (*STATIC_FILES, '/snapshot', '/events')
