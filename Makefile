@@ -49,10 +49,11 @@ bench: $(STAMP)
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)
 
-# The web view's pictures in docs/ (graph view of a 500-node tree, search), taken by
-# the headless Chromium test that checks them.
+# The web view's pictures in docs/ (graph view of a 500-node tree, search, the fleet page),
+# taken by the headless Chromium tests that check them.
 screenshots: $(STAMP) browser
-	BT_EXECUTIVE_SCREENSHOTS=docs $(PY) -m pytest -q test/ros/test_webview_graph.py
+	BT_EXECUTIVE_SCREENSHOTS=docs $(PY) -m pytest -q test/ros/test_webview_graph.py \
+	  test/ros/test_fleet_view.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -382,6 +382,8 @@
   }
 
   function start() {
+    // opened from the fleet page (/executive/<node>/): a way back
+    if ($('fleet-link')) $('fleet-link').hidden = !location.pathname.startsWith('/executive/');
     if (!window.btView || !$('graph')) return;
     setupPanZoom();
     for (const button of document.querySelectorAll('#view-mode button')) {
