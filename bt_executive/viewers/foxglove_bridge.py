@@ -40,6 +40,8 @@ DEFAULT_HOST = '127.0.0.1'
 DEFAULT_PORT = 8765
 #: Most numbers put on the blackboard channel (the rest are left out).
 MAX_NUMBERS = 256
+#: Event batches kept until the snapshot of their tree arrives.
+MAX_PENDING = 100
 
 #: foxglove.Log levels.
 DEBUG, INFO, WARNING, ERROR = 1, 2, 3, 4
@@ -215,6 +217,7 @@ class FoxgloveBridge:
         self._numbers: Optional[tuple[str, ...]] = None
         self.blackboard = self._channel('blackboard', blackboard_schema({}))
         self._where: dict[str, str] = {}
+        self._pending: list[dict[str, Any]] = []
         self._revision: Any = None
         self.errors: list[BaseException] = []
         self.listener: Optional[SnapshotListener] = None
@@ -254,9 +257,24 @@ class FoxgloveBridge:
         self._guarded(self._snapshot, text)
 
     def put_events(self, text: str) -> None:
-        """Publish an ``~/events`` batch on the transitions channel."""
-        self._guarded(lambda batch: [self.transitions.log(message)
-                                     for message in log_messages(batch, self._where)], text)
+        """Publish an ``~/events`` batch on the transitions channel.
+
+        A batch can overtake the first snapshot of its tree (two topics): it waits for
+        that snapshot (at most :data:`MAX_PENDING` batches), which names the nodes' files.
+        """
+        self._guarded(self._events, text)
+
+    def _events(self, batch: dict[str, Any]) -> None:
+        if (batch.get('session'), batch.get('revision')) != self._revision:
+            self._pending.append(batch)
+            if len(self._pending) > MAX_PENDING:
+                self._log_batch(self._pending.pop(0))
+            return
+        self._log_batch(batch)
+
+    def _log_batch(self, batch: dict[str, Any]) -> None:
+        for message in log_messages(batch, self._where):
+            self.transitions.log(message)
 
     def put_status(self, text: str) -> None:
         """Publish a ``~/status`` on the status channel."""
@@ -270,6 +288,9 @@ class FoxgloveBridge:
             self._revision = revision
             self._where = {node['id']: node['loc'] for node in snapshot['nodes']
                            if node.get('loc')}
+            pending, self._pending = self._pending, []
+            for batch in pending:
+                self._log_batch(batch)
         self.nodes.log(nodes_message(snapshot))
         message = blackboard_message(snapshot)
         keys = tuple(message['numbers'])

@@ -57,6 +57,40 @@ def test_nodes_and_transitions_as_panels_expect_them():
         'file': 't.yaml', 'line': 3}]
 
 
+def test_transitions_that_overtake_their_snapshot_wait_for_it():
+    pytest.importorskip('foxglove')
+    from bt_executive.viewers.foxglove_bridge import FoxgloveBridge
+    bridge = FoxgloveBridge(port=0)
+    logged: list[dict[str, Any]] = []
+    try:
+        real = bridge.transitions
+
+        class Recorder:
+            def log(self, message: dict[str, Any]) -> None:
+                logged.append(message)
+                real.log(message)
+
+        bridge.transitions = Recorder()
+        batch = {'session': 's', 'revision': 1, 'events': [
+            {'id': 'Main/a', 'from': 'INVALID', 'to': 'RUNNING', 'time': 1.0, 'tick': 1,
+             'reason': ''}]}
+        bridge.put_events(json.dumps(batch))
+        assert logged == []
+        bridge.put_snapshot(json.dumps({
+            'session': 's', 'revision': 1, 'tree': 'Main', 'root': 'Main/a',
+            'nodes': [{'id': 'Main/a', 'name': 'a', 'type': 'Running', 'kind': 'leaf',
+                       'depth': 0, 'loc': 'm.yaml:4:7', 'children': []}],
+            'state': {'Main/a': {'status': 'RUNNING', 'feedback': ''}}}))
+        assert [(log['name'], log['file'], log['line']) for log in logged] == \
+            [('Main/a', 'm.yaml', 4)]
+        bridge.put_events(json.dumps(batch))
+        assert len(logged) == 2
+        bridge.put_events('not json')
+        assert len(bridge.errors) == 1
+    finally:
+        bridge.close()
+
+
 class FoxgloveClient:
     """A minimal client of Foxglove's WebSocket protocol (the JSON + binary frames)."""
 
@@ -124,9 +158,11 @@ def test_a_foxglove_client_sees_the_live_tree(spawn: Callable[..., SpawnedProces
         def done(client: FoxgloveClient) -> bool:
             nodes = client.received.get(f'{prefix}/nodes', [])
             logs = client.received.get(f'{prefix}/transitions', [])
+            statuses = client.received.get(f'{prefix}/status', [])
+            # the first status can come before the first tick (the next one a period later)
             return bool(nodes and nodes[-1]['tick'] > 0
                         and client.received.get(f'{prefix}/blackboard')
-                        and client.received.get(f'{prefix}/status')
+                        and statuses and statuses[-1]['tick_count'] > 0
                         and any('keep going' in log['message'] for log in logs))
 
         client = FoxgloveClient(bridge.url)
