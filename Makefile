@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: demo test bench soak env browser clean
+.PHONY: demo test bench soak env browser screenshots clean
 
 $(STAMP): requirements.txt requirements-test.txt setup.py
 	@echo "==> creating $(VENV) (first run only; installs the ROS 2 wheels from PyPI)"
@@ -48,6 +48,12 @@ bench: $(STAMP)
 # The patrol on the sim for an hour (ARGS='--minutes 5' for less); RELIABILITY.md.
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)
+
+# The web view's pictures in docs/ (graph view of a 500-node tree, search, the fleet page),
+# taken by the headless Chromium tests that check them.
+screenshots: $(STAMP) browser
+	BT_EXECUTIVE_SCREENSHOTS=docs $(PY) -m pytest -q test/ros/test_webview_graph.py \
+	  test/ros/test_fleet_view.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -21,7 +21,9 @@ ROSDEP_KEYS = {'yaml': 'python3-yaml', 'rich': 'python3-rich', 'zmq': 'python3-z
 OPTIONAL = {'py_trees_ros_interfaces': "py_trees_ros' snapshot streams (ros/streams.py)",
             'diagnostic_msgs': 'a dependency of py_trees_ros_interfaces (ros/streams.py)',
             'pytest': 'the scenario plugin (bt_executive/testing/pytest_plugin.py): only '
-                      'pytest loads it'}
+                      'pytest loads it',
+            'foxglove': '`bt-executive foxglove` only (pip foxglove-sdk, no rosdep key; '
+                        'without it the command says so)'}
 #: Dependencies used without an import.
 TOOLS = {'ros2launch': '`ros2 launch bt_executive patrol.launch.py`',
          'graphviz': "`bt-executive render` runs Graphviz's dot when graphviz-pure is absent"}

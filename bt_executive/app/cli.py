@@ -402,10 +402,19 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_view(args: argparse.Namespace) -> int:
-    """Serve the live tree of a running executive as a web page until Ctrl-C."""
+    """Serve the live tree of an executive (or the fleet page) until Ctrl-C."""
+    if args.ns is None and args.node is None:
+        from bt_executive.viewers.fleet import run as run_fleet
+        return run_fleet(host=args.host, port=args.port, verbose=args.verbose)
     from bt_executive.viewers.webview import run
-    return run(namespace=args.ns, node=args.node, host=args.host, port=args.port,
-               verbose=args.verbose)
+    return run(namespace=args.ns or '', node=args.node or 'bt_executive', host=args.host,
+               port=args.port, verbose=args.verbose)
+
+
+def cmd_foxglove(args: argparse.Namespace) -> int:
+    """Serve the live tree of a running executive to the Foxglove app until Ctrl-C."""
+    from bt_executive.viewers.foxglove_bridge import run
+    return run(namespace=args.ns, node=args.node, host=args.host, port=args.port)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -514,10 +523,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('-o', '--output', help='write to this file (default: standard output)')
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser('view', help='show the live tree of a running executive in a browser')
-    p.add_argument('--ns', default='', metavar='NAMESPACE',
-                   help="the executive's namespace (default: none)")
-    p.add_argument('--node', default='bt_executive', help="the executive's node name")
+    p = sub.add_parser('view', help='show the live tree of a running executive in a browser '
+                       '(without --ns/--node: every executive found, the fleet page)')
+    p.add_argument('--ns', default=None, metavar='NAMESPACE',
+                   help="the executive's namespace ('' or / for none; without --ns and "
+                        '--node: the fleet page lists every executive in the ROS graph)')
+    p.add_argument('--node', default=None,
+                   help="the executive's node name (default bt_executive)")
     p.add_argument('--port', type=int, default=8765,
                    help='HTTP port (default 8765; 0: any free port)')
     p.add_argument('--host', default='127.0.0.1',
@@ -526,6 +538,19 @@ def build_parser() -> argparse.ArgumentParser:
                         'authentication, to whoever can reach it')
     p.add_argument('-v', '--verbose', action='store_true', help='log every HTTP request')
     p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser('foxglove', help='serve the live tree of a running executive to the '
+                       'Foxglove app (its WebSocket protocol)')
+    p.add_argument('--ns', default='', metavar='NAMESPACE',
+                   help="the executive's namespace (default: none)")
+    p.add_argument('--node', default='bt_executive', help="the executive's node name")
+    p.add_argument('--port', type=int, default=8765,
+                   help="WebSocket port (default 8765, Foxglove's default; 0: any free port)")
+    p.add_argument('--host', default='127.0.0.1',
+                   help='address to listen on (default 127.0.0.1). UNSAFE to change: any '
+                        'other address shows the tree and its blackboard, without '
+                        'authentication, to whoever can reach it')
+    p.set_defaults(func=cmd_foxglove)
 
     p = sub.add_parser('test', help='run scenario tests: the tree against scripted ROS '
                        'peers on simulated time, with coverage (docs/testing.md)')

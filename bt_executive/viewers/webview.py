@@ -54,6 +54,9 @@ STATIC_FILES = {
     '/index.html': ('index.html', 'text/html; charset=utf-8'),
     '/app.js': ('app.js', 'text/javascript; charset=utf-8'),
     '/style.css': ('style.css', 'text/css; charset=utf-8'),
+    '/graph.js': ('graph.js', 'text/javascript; charset=utf-8'),
+    '/search.js': ('search.js', 'text/javascript; charset=utf-8'),
+    '/graph.css': ('graph.css', 'text/css; charset=utf-8'),
 }
 #: Every path the server answers (anything else is 404).
 ROUTES = (*STATIC_FILES, '/snapshot', '/events')
@@ -358,20 +361,27 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
         path = self.path.partition('?')[0]
         if not self._host_allowed():
             self._error(403, 'unexpected Host header', body)
-        elif path in STATIC_FILES:
+        else:
+            self._serve_view(path, body, self.server.hub, self.server.topic,
+                             self.server.events_topic)
+
+    def _serve_view(self, path: str, body: bool, hub: 'SnapshotHub', topic: str,
+                    events_topic: str) -> None:
+        """Answer a path of one executive's view (the page, its files, the data)."""
+        if path in STATIC_FILES:
             name, content_type = STATIC_FILES[path]
             self._send(200, content_type, self.server.assets[name], body)
         elif path == '/snapshot':
-            snapshot = self.server.hub.latest()
+            snapshot = hub.latest()
             if snapshot is None:
                 self.send_response(503)
                 self.send_header('Retry-After', '1')
                 self._send_json_body({'error': '503 no snapshot received yet',
-                                      'topic': self.server.topic}, body=body)
+                                      'topic': topic}, body=body)
             else:
                 self._send(200, 'application/json', snapshot.encode('utf-8'), body)
         elif path == '/events':
-            self._stream(body)
+            self._stream(body, hub, topic, events_topic)
         else:
             self._error(404, 'not found', body)
 
@@ -421,9 +431,8 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
             self.send_header(name, value)
         self._send_json_body({'error': f'{code} {message}'}, body=body)
 
-    def _stream(self, body: bool) -> None:
+    def _stream(self, body: bool, hub: 'SnapshotHub', topic: str, events_topic: str) -> None:
         """Stream Server-Sent Events until the client leaves or the server stops."""
-        hub = self.server.hub
         if not body:
             self._stream_headers()
             return
@@ -437,7 +446,7 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
             selector.register(self.connection, selectors.EVENT_READ)
             selector.register(waker.reader, selectors.EVENT_READ)
             self._stream_headers()
-            view = to_json({'topic': self.server.topic, 'events_topic': self.server.events_topic})
+            view = to_json({'topic': topic, 'events_topic': events_topic})
             self._write_event(f'retry: 2000\nevent: view\ndata: {view}\n\n')
             version, seen = 0, 0
             while not hub.closed:
@@ -493,6 +502,8 @@ class ViewServer(http.server.ThreadingHTTPServer):
 
     daemon_threads = True
     block_on_close = False
+    #: the request handler class (the fleet view answers more paths)
+    handler: type = ViewRequestHandler
 
     def __init__(self, address: tuple[str, int], hub: SnapshotHub, *, topic: str = '',
                  events_topic: str = '', keepalive: float = 15.0,
@@ -507,7 +518,7 @@ class ViewServer(http.server.ThreadingHTTPServer):
         self.errors: list[BaseException] = []
         self.assets = load_assets()
         self.loopback_only = is_loopback(address[0])
-        super().__init__(address, ViewRequestHandler)
+        super().__init__(address, self.handler)
 
     @property
     def port(self) -> int:

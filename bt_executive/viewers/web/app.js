@@ -21,6 +21,7 @@
     snapshot: null,
     nodes: new Map(), // id -> {li, row, toggle, statusEl, feedbackEl, hiddenEl, node, ...}
     collapsed: new Set(), // ids folded by the user (kept across revisions)
+    autoFolded: new Set(), // ids folded by "collapse idle": they unfold when they run
     lastMessage: 0, // Date.now() of the last snapshot received
     heartbeat: 1.0,
     connected: false,
@@ -135,13 +136,24 @@
       `${snapshot.tree} · revision ${snapshot.revision} · ${snapshot.nodes.length} nodes`));
   }
 
-  function setCollapsed(id, collapsed) {
+  function setCollapsed(id, collapsed, auto = false) {
     const entry = view.nodes.get(id);
     if (!entry || !entry.node.children.length) return;
     if (collapsed) view.collapsed.add(id); else view.collapsed.delete(id);
+    if (collapsed && auto) view.autoFolded.add(id); else view.autoFolded.delete(id);
     entry.li.classList.toggle('collapsed', collapsed);
     entry.toggle.setAttribute('aria-expanded', String(!collapsed));
     if (view.snapshot) updateHiddenCounts(view.snapshot);
+    document.dispatchEvent(new CustomEvent('bt-fold', {detail: {id, collapsed}}));
+  }
+
+  // A subtree folded by "collapse idle" unfolds as soon as it runs (the active path).
+  function unfoldActive() {
+    for (const id of [...view.autoFolded]) {
+      const entry = view.nodes.get(id);
+      if (!entry) view.autoFolded.delete(id);
+      else if (entry.status !== 'INVALID') setCollapsed(id, false);
+    }
   }
 
   function descendants(id, out) {
@@ -188,6 +200,7 @@
       }
       delete entry.li.dataset.active;
     }
+    unfoldActive();
     const active = snapshot.active_path || [];
     for (const id of active) {
       const entry = view.nodes.get(id);
@@ -410,8 +423,9 @@
     }
     view.lastMessage = Date.now();
     const key = `${snapshot.session}:${snapshot.revision}`;
-    if (key !== view.key || snapshot.nodes.some((node) => !view.nodes.has(node.id)) ||
-        snapshot.nodes.length !== view.nodes.size) {
+    const rebuilt = key !== view.key || snapshot.nodes.some((node) => !view.nodes.has(node.id)) ||
+        snapshot.nodes.length !== view.nodes.size;
+    if (rebuilt) {
       view.key = key;
       rebuild(snapshot);
     }
@@ -422,6 +436,7 @@
     updateWhy(snapshot);
     updateBlackboard(snapshot);
     updateConnection();
+    document.dispatchEvent(new CustomEvent('bt-snapshot', {detail: {snapshot, rebuilt}}));
     if (view.pending.length) {
       const pending = view.pending;
       view.pending = [];
@@ -487,6 +502,9 @@
     });
   }
 
+  // What graph.js and search.js use: the state, folding and revealing (shared views).
+  window.btView = {view, setCollapsed, reveal, statusOf, labelOf};
+
   function start() {
     $('expand-all').addEventListener('click', () => {
       for (const id of [...view.collapsed]) setCollapsed(id, false);
@@ -497,7 +515,7 @@
         const parent = view.nodes.get(entry.node.parent);
         if (entry.node.children.length && entry.status === 'INVALID' &&
             (!parent || parent.status !== 'INVALID')) {
-          setCollapsed(id, true);
+          setCollapsed(id, true, true);
         }
       }
     });

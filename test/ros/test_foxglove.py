@@ -1,0 +1,220 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""``bt-executive foxglove``: the tree served over Foxglove's WebSocket protocol.
+
+The converters are checked without ROS. End to end, an executive runs as a subprocess,
+the bridge in-process (the real ``foxglove-sdk`` server on a free loopback port), and a
+real WebSocket client (the ``websockets`` package, subprotocol ``foxglove.sdk.v1``, the
+one the SDK speaks) reads the server info and the channel advertisements, subscribes to
+every channel and decodes the binary message frames (opcode 1, subscription id,
+timestamp, JSON payload), as the Foxglove app does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+from typing import Any, Callable
+
+from bt_executive.viewers.foxglove_bridge import (blackboard_message, flatten_numbers,
+                                                  log_messages, nodes_message)
+from helpers import SpawnedProcess, wait_for
+import pytest
+from test_webview import CLI, EXECUTIVE, FIRST_TREE, TIMEOUT, unique, write_tree
+
+#: The subprotocol of foxglove-sdk 0.30's WebSocket server.
+SUBPROTOCOL = 'foxglove.sdk.v1'
+
+
+def test_blackboard_numbers_are_flattened_for_plots():
+    values = {'battery': {'percentage': 0.5, 'power_supply_status': 2}, 'estop': False,
+              'mode': 'patrol', 'waypoints': [{'x': 1.0}, {'x': 2.5}], 'odd key!': 3}
+    assert flatten_numbers(values) == {
+        'battery_percentage': 0.5, 'battery_power_supply_status': 2, 'estop': 0,
+        'odd_key_': 3, 'waypoints_0_x': 1.0, 'waypoints_1_x': 2.5}
+    assert len(flatten_numbers({'many': list(range(1000))})) == 256
+    message = blackboard_message({'tick': {'count': 4}, 'blackboard': {'x': 1}})
+    assert message == {'tick': 4, 'values': {'x': 1}, 'numbers': {'x': 1}}
+
+
+def test_nodes_and_transitions_as_panels_expect_them():
+    snapshot = {'tree': 'Main', 'revision': 2, 'tick': {'count': 7}, 'root_status': 'FAILURE',
+                'active_path': [],
+                'nodes': [{'id': 'Main/a', 'name': 'a', 'type': 'Sequence',
+                           'kind': 'composite', 'depth': 0, 'loc': 't.yaml:3:5'}],
+                'state': {'Main/a': {'status': 'FAILURE', 'feedback': 'x > 1 is false'}}}
+    table = nodes_message(snapshot)
+    assert table['nodes'] == [{'id': 'Main/a', 'name': 'a', 'type': 'Sequence',
+                               'kind': 'composite', 'depth': 0, 'status': 'FAILURE',
+                               'feedback': 'x > 1 is false', 'active': False}]
+    assert (table['tree'], table['tick'], table['root_status']) == ('Main', 7, 'FAILURE')
+    batch = {'events': [{'id': 'Main/a', 'from': 'RUNNING', 'to': 'FAILURE', 'time': 12.25,
+                         'tick': 7, 'reason': 'x > 1 is false'}]}
+    assert log_messages(batch, {'Main/a': 't.yaml:3:5'}) == [{
+        'timestamp': {'sec': 12, 'nsec': 250000000}, 'level': 3,
+        'message': '#7 Main/a: RUNNING -> FAILURE: x > 1 is false', 'name': 'Main/a',
+        'file': 't.yaml', 'line': 3}]
+
+
+def test_transitions_that_overtake_their_snapshot_wait_for_it():
+    pytest.importorskip('foxglove')
+    from bt_executive.viewers.foxglove_bridge import FoxgloveBridge
+    bridge = FoxgloveBridge(port=0)
+    logged: list[dict[str, Any]] = []
+    try:
+        real = bridge.transitions
+
+        class Recorder:
+            def log(self, message: dict[str, Any]) -> None:
+                logged.append(message)
+                real.log(message)
+
+        bridge.transitions = Recorder()
+        batch = {'session': 's', 'revision': 1, 'events': [
+            {'id': 'Main/a', 'from': 'INVALID', 'to': 'RUNNING', 'time': 1.0, 'tick': 1,
+             'reason': ''}]}
+        bridge.put_events(json.dumps(batch))
+        assert logged == []
+        bridge.put_snapshot(json.dumps({
+            'session': 's', 'revision': 1, 'tree': 'Main', 'root': 'Main/a',
+            'nodes': [{'id': 'Main/a', 'name': 'a', 'type': 'Running', 'kind': 'leaf',
+                       'depth': 0, 'loc': 'm.yaml:4:7', 'children': []}],
+            'state': {'Main/a': {'status': 'RUNNING', 'feedback': ''}}}))
+        assert [(log['name'], log['file'], log['line']) for log in logged] == \
+            [('Main/a', 'm.yaml', 4)]
+        bridge.put_events(json.dumps(batch))
+        assert len(logged) == 2
+        bridge.put_events('not json')
+        assert len(bridge.errors) == 1
+    finally:
+        bridge.close()
+
+
+class FoxgloveClient:
+    """A minimal client of Foxglove's WebSocket protocol (the JSON + binary frames)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.channels: dict[int, dict[str, Any]] = {}
+        self.server_info: dict[str, Any] = {}
+        self.received: dict[str, list[Any]] = {}
+
+    async def run(self, done: Callable[['FoxgloveClient'], bool], topics: set[str],
+                  timeout: float) -> None:
+        import websockets
+        async with websockets.connect(self.url, subprotocols=[SUBPROTOCOL],
+                                      max_size=None) as socket:
+            assert socket.subprotocol == SUBPROTOCOL
+            subscriptions: dict[int, str] = {}
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + timeout
+            while not done(self):
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    advertised = sorted(channel['topic'] for channel in self.channels.values())
+                    counts = {topic: len(items) for topic, items in self.received.items()}
+                    raise AssertionError(f'timed out after {timeout}s; channels {advertised}, '
+                                         f'messages received {counts}')
+                try:
+                    frame = await asyncio.wait_for(socket.recv(), remaining)
+                except asyncio.TimeoutError:
+                    continue  # reported above, with what came
+                if isinstance(frame, str):
+                    message = json.loads(frame)
+                    if message['op'] == 'serverInfo':
+                        self.server_info = message
+                    elif message['op'] == 'advertise':
+                        new = []
+                        for channel in message['channels']:
+                            self.channels[channel['id']] = channel
+                            if channel['topic'] in topics:
+                                ident = len(subscriptions) + 1
+                                subscriptions[ident] = channel['topic']
+                                new.append({'id': ident, 'channelId': channel['id']})
+                        if new:
+                            await socket.send(json.dumps({'op': 'subscribe',
+                                                          'subscriptions': new}))
+                    continue
+                opcode, subscription, stamp = struct.unpack_from('<BIQ', frame)
+                assert opcode == 1, f'unexpected binary opcode {opcode}'
+                assert stamp > 0
+                payload = json.loads(frame[13:].decode('utf-8'))
+                self.received.setdefault(subscriptions[subscription], []).append(payload)
+
+
+@pytest.mark.ros
+def test_a_foxglove_client_sees_the_live_tree(spawn: Callable[..., SpawnedProcess], tmp_path):
+    from bt_executive.viewers.foxglove_bridge import FoxgloveBridge
+    namespace = unique('fox')
+    tree = write_tree(tmp_path, 'first.yaml', FIRST_TREE)
+    spawn(EXECUTIVE, '--ros-args', '-r', f'__ns:=/{namespace}', '-p', f'tree_file:={tree}',
+          '-p', 'tick_rate:=20.0', '-p', 'snapshot_keys:=[x, mode, missing]')
+    prefix = f'/{namespace}/bt_executive'
+    topics = {f'{prefix}/{name}' for name in ('nodes', 'blackboard', 'transitions', 'status')}
+    with FoxgloveBridge(namespace=namespace, port=0) as bridge:
+        assert bridge.url.startswith('ws://127.0.0.1:') and bridge.port > 0
+
+        def done(client: FoxgloveClient) -> bool:
+            nodes = client.received.get(f'{prefix}/nodes', [])
+            logs = client.received.get(f'{prefix}/transitions', [])
+            statuses = client.received.get(f'{prefix}/status', [])
+            # the first status can come before the first tick (the next one a period later)
+            return bool(nodes and nodes[-1]['tick'] > 0
+                        and client.received.get(f'{prefix}/blackboard')
+                        and statuses and statuses[-1]['tick_count'] > 0
+                        and any('keep going' in log['message'] for log in logs))
+
+        client = FoxgloveClient(bridge.url)
+        asyncio.run(client.run(done, topics, TIMEOUT))
+        assert not bridge.errors
+    assert client.server_info['name'] == f'bt_executive {prefix}'
+    # each channel: JSON with a JSON schema; the log has foxglove's own schema name
+    advertised = {channel['topic']: channel for channel in client.channels.values()}
+    assert set(advertised) == topics
+    schemas = {topic: (channel['encoding'], channel['schemaEncoding'], channel['schemaName'])
+               for topic, channel in advertised.items()}
+    assert schemas == {
+        f'{prefix}/nodes': ('json', 'jsonschema', 'bt_executive.Nodes'),
+        f'{prefix}/blackboard': ('json', 'jsonschema', 'bt_executive.Blackboard'),
+        f'{prefix}/transitions': ('json', 'jsonschema', 'foxglove.Log'),
+        f'{prefix}/status': ('json', 'jsonschema', 'bt_executive.Status')}
+    assert json.loads(advertised[f'{prefix}/transitions']['schema'])['properties']['level']
+    # the node table (Table panel): every node with its status and feedback
+    table = client.received[f'{prefix}/nodes'][-1]
+    assert table['tree'] == 'Main' and table['root_status'] == 'RUNNING'
+    rows = {row['id']: row for row in table['nodes']}
+    assert rows['Main/root/work/keep going']['status'] == 'RUNNING'
+    assert rows['Main/root/work/keep going']['active'] is True
+    assert rows['Main/root/checks/too small'] == {
+        'id': 'Main/root/checks/too small', 'name': 'too small', 'type': 'Condition',
+        'kind': 'leaf', 'depth': 2, 'status': 'FAILURE', 'feedback': 'x > 1 is false',
+        'active': False}
+    # the blackboard (Plot panel): numbers flattened, named in the advertised schema
+    board = client.received[f'{prefix}/blackboard'][-1]
+    assert board['values'] == {'x': 0, 'mode': 'patrol'} and board['numbers'] == {'x': 0}
+    schema = json.loads(advertised[f'{prefix}/blackboard']['schema'])
+    assert schema['properties']['numbers']['properties'] == {'x': {'type': 'number'}}
+    # the transitions (Log panel)
+    logs = client.received[f'{prefix}/transitions']
+    going = next(log for log in logs if log['name'] == 'Main/root/work/keep going')
+    assert going['level'] == 2 and 'RUNNING' in going['message']
+    assert going['file'].endswith('first.yaml') and going['line'] > 0
+    failed = next(log for log in logs if log['name'] == 'Main/root/checks/too small')
+    assert failed['level'] == 3 and failed['message'].endswith('x > 1 is false')
+    status = client.received[f'{prefix}/status'][-1]
+    assert status['tree'] == 'Main' and status['root_status'] == 'RUNNING'
+
+
+@pytest.mark.ros
+def test_the_foxglove_command_serves_until_interrupted(spawn):
+    process = spawn(CLI, 'foxglove', '--ns', unique('nobody'), '--port', '0')
+    line = wait_for(lambda: next((line for line in process.lines()
+                                  if line.startswith('bt-executive foxglove: ws://')), None),
+                    TIMEOUT, 'the URL line')
+    url = line.split()[2]
+    assert url.startswith('ws://127.0.0.1:')
+    client = FoxgloveClient(url)
+    asyncio.run(client.run(lambda c: bool(c.server_info) and len(c.channels) == 4, set(),
+                           TIMEOUT))
+    assert process.stop() == 0
