@@ -3,8 +3,9 @@
 """``bt-executive view``: the live tree of a running executive in a web browser.
 
 A :class:`~bt_executive.ros.listener.SnapshotListener` (its own rclpy context, spun in a
-background thread) subscribes to the executive's ``~/snapshot`` and ``~/events`` topics
-(docs/snapshots.md) and feeds a :class:`SnapshotHub`; a read-only HTTP
+background thread) subscribes to the executive's ``~/snapshot``, ``~/snapshot_delta`` and
+``~/events`` topics (docs/snapshots.md) and feeds a :class:`SnapshotHub` (which rebuilds
+the state from snapshots and deltas); a read-only HTTP
 server (standard library, one thread per connection) serves the page and pushes every new
 snapshot to the browser with Server-Sent Events:
 
@@ -42,6 +43,7 @@ import time
 from typing import Any, Callable, Optional
 import urllib.parse
 
+from bt_executive.observe.delta import SnapshotState
 from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
 
@@ -174,6 +176,9 @@ class SnapshotHub:
         self._closed = False
         self.received = threading.Event()
         self.rejected = 0
+        #: the state rebuilt from ``~/snapshot`` and ``~/snapshot_delta`` (put_stream)
+        self.model = SnapshotState()
+        self._model_lock = threading.Lock()
 
     @property
     def closed(self) -> bool:
@@ -195,6 +200,22 @@ class SnapshotHub:
         for client in clients:
             client.wake()
         return True
+
+    def put_stream(self, text: str) -> bool:
+        """Take a ``~/snapshot`` or ``~/snapshot_delta`` message; store the state rebuilt.
+
+        Returns:
+            False if the text is neither (or cannot be applied).
+        """
+        with self._model_lock:
+            try:
+                if not self.model.feed_text(text):
+                    return True
+                line = to_json(self.model.snapshot)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                self.rejected += 1
+                return False
+        return self.put_snapshot(line)
 
     def put_events(self, text: str) -> bool:
         """Store an event batch (``~/events`` data); False if it is not one."""
@@ -572,9 +593,9 @@ class WebView:
     def start(self) -> 'WebView':
         """Start the ROS listener and the HTTP server thread."""
         self.listener = SnapshotListener(
-            self.namespace, self.node, on_snapshot=self.hub.put_snapshot,
-            on_events=self.hub.put_events, name='bt_executive_view', args=self._ros_args
-        ).start()
+            self.namespace, self.node, on_snapshot=self.hub.put_stream,
+            on_delta=self.hub.put_stream, on_events=self.hub.put_events,
+            name='bt_executive_view', args=self._ros_args).start()
         self._thread = threading.Thread(target=self.server.serve_forever,
                                         kwargs={'poll_interval': 0.2},
                                         name='bt-executive-view-http', daemon=True)

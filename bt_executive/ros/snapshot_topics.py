@@ -1,0 +1,93 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""The executive's snapshot topics: ``~/snapshot``, ``~/snapshot_delta`` and ``~/events``.
+
+:class:`SnapshotTopics` publishes what the snapshot model (``SnapshotBuilder``) and the
+delta observer (:class:`~bt_executive.observe.delta.DeltaTracker`) say after each tick:
+
+- ``~/snapshot`` (latched): the full snapshot when the structure changed (a new tree, a
+  tree described again), as a heartbeat, and, with ``snapshot_on_change``, on every
+  change as before deltas existed;
+- ``~/snapshot_delta`` (reliable, transient local, the last 100): a delta on every change
+  (docs/snapshots.md); a late joiner rebuilds the state from the latched snapshot and the
+  deltas kept;
+- ``~/events`` (reliable, transient local, the last 100): the status transitions.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+from bt_executive.observe.delta import DeltaTracker, same_structure
+from bt_executive.observe.snapshot import SnapshotBuilder, to_json
+
+#: History kept on ``~/snapshot_delta`` and ``~/events`` for late joiners.
+HISTORY = 100
+
+
+def history_qos() -> Any:
+    """Return the QoS of ``~/snapshot_delta`` and ``~/events``: reliable, the last 100 kept."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    return QoSProfile(depth=HISTORY, reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+class SnapshotTopics:
+    """Publish one executive's snapshots, deltas and events.
+
+    Args:
+        node: the executive node (its publishers live under ``~/``)
+    """
+
+    def __init__(self, node: Any) -> None:
+        from std_msgs.msg import String
+
+        from bt_executive.ros.subscriptions import qos_profile
+        self._string = String
+        self.snapshot = node.create_publisher(String, '~/snapshot', qos_profile('latched'))
+        self.delta = node.create_publisher(String, '~/snapshot_delta', history_qos())
+        self.events = node.create_publisher(String, '~/events', history_qos())
+        self.tracker = DeltaTracker()
+        #: the last snapshot built (what the next delta starts from)
+        self.previous: Optional[dict[str, Any]] = None
+        #: bytes published on each topic (``snapshot``, ``delta``, ``events``)
+        self.bytes = {'snapshot': 0, 'delta': 0, 'events': 0}
+        self._last_full = -1.0
+
+    def install(self, runner: Any) -> None:
+        """Observe a new tree's runner (call with the new snapshot builder)."""
+        self.tracker = DeltaTracker()
+        self.previous = None
+        runner.add_observer(self.tracker)
+
+    def publish(self, builder: SnapshotBuilder, *, heartbeat: float,
+                on_change: bool = False) -> None:
+        """Publish what changed since the last call; the full snapshot when due."""
+        snapshot = builder.update()
+        events = builder.events()
+        if events:
+            self._send(self.events, 'events', to_json(builder.event_batch(events)))
+        now = time.monotonic()
+        if snapshot is not None:
+            previous, self.previous = self.previous, snapshot
+            if same_structure(previous, snapshot):
+                assert previous is not None
+                self._send(self.delta, 'delta', to_json(self.tracker.delta(previous, snapshot)))
+                if not on_change and (heartbeat <= 0.0 or now - self._last_full < heartbeat):
+                    return
+            else:
+                self.tracker.reset()
+        elif heartbeat <= 0.0 or now - self._last_full < heartbeat:
+            return
+        else:
+            snapshot = builder.full()
+        self._last_full = now
+        self._send(self.snapshot, 'snapshot', builder.encode(snapshot))
+
+    def _send(self, publisher: Any, topic: str, text: str) -> None:
+        self.bytes[topic] += len(text)
+        publisher.publish(self._string(data=text))
+
+
+__all__ = ['HISTORY', 'SnapshotTopics', 'history_qos']
