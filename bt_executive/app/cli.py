@@ -14,6 +14,7 @@ import functools
 import sys
 from typing import Any, Optional, Sequence
 
+from bt_executive.app.record_command import add_arguments as add_record_arguments
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.testing.command import add_arguments as add_test_arguments
 
@@ -415,6 +416,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
                color=False if args.no_color else None, ascii_only=args.ascii)
 
 
+def cmd_record(args: argparse.Namespace) -> int:
+    """Record an executive's snapshot, delta, events and status topics to MCAP."""
+    from bt_executive.app.record_command import run
+    return run(args)
+
+
 def cmd_test(args: argparse.Namespace) -> int:
     """Run scenario files against the real executive on simulated time (docs/testing.md)."""
     from bt_executive.testing.command import run
@@ -526,6 +533,11 @@ def build_parser() -> argparse.ArgumentParser:
                         'authentication, to whoever can reach it')
     p.add_argument('-v', '--verbose', action='store_true', help='log every HTTP request')
     p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser('record', help="record an executive's snapshot, delta, events and "
+                       'status topics to an MCAP file (a rosbag2 bag)')
+    add_record_arguments(p)
+    p.set_defaults(func=cmd_record)
 
     p = sub.add_parser('test', help='run scenario tests: the tree against scripted ROS '
                        'peers on simulated time, with coverage (docs/testing.md)')

@@ -53,6 +53,8 @@ class SnapshotTopics:
         self.previous: Optional[dict[str, Any]] = None
         #: bytes published on each topic (``snapshot``, ``delta``, ``events``)
         self.bytes = {'snapshot': 0, 'delta': 0, 'events': 0}
+        #: messages published on each topic
+        self.counts = {'snapshot': 0, 'delta': 0, 'events': 0}
         self._last_full = -1.0
 
     def install(self, runner: Any) -> None:
@@ -87,6 +89,7 @@ class SnapshotTopics:
 
     def _send(self, publisher: Any, topic: str, text: str) -> None:
         self.bytes[topic] += len(text)
+        self.counts[topic] += 1
         publisher.publish(self._string(data=text))
 
 
