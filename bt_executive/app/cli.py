@@ -402,8 +402,20 @@ def cmd_import(args: argparse.Namespace) -> int:
     return _write_output(text, args.output)
 
 
+def _replayed(args: argparse.Namespace) -> Optional[str]:
+    """Return the executive to replay (``/ns/node``), or None for the recording's only one."""
+    if not args.ns and args.node == 'bt_executive':
+        return None
+    from bt_executive.ros.listener import topic_name
+    return topic_name(args.ns, args.node, 'x')[:-2]
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     """Serve the live tree of a running executive as a web page until Ctrl-C."""
+    if args.replay:
+        from bt_executive.viewers.replay_web import run as replay
+        return replay(args.replay, node=_replayed(args), host=args.host, port=args.port,
+                      verbose=args.verbose)
     from bt_executive.viewers.webview import run
     return run(namespace=args.ns, node=args.node, host=args.host, port=args.port,
                verbose=args.verbose)
@@ -411,6 +423,10 @@ def cmd_view(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     """Show the live tree of a running executive in the terminal until Ctrl-C."""
+    if args.replay:
+        from bt_executive.viewers.replay_watch import run as replay
+        return replay(args.replay, node=_replayed(args), tick=args.tick, once=args.once,
+                      color=False if args.no_color else None, ascii_only=args.ascii)
     from bt_executive.viewers.watch import run
     return run(namespace=args.ns, node=args.node, once=args.once, timeout=args.timeout,
                color=False if args.no_color else None, ascii_only=args.ascii)
@@ -532,6 +548,8 @@ def build_parser() -> argparse.ArgumentParser:
                         'other address shows the tree and its blackboard, without '
                         'authentication, to whoever can reach it')
     p.add_argument('-v', '--verbose', action='store_true', help='log every HTTP request')
+    p.add_argument('--replay', metavar='FILE', help='serve a recording (bt-executive record) '
+                   'with a timeline instead of the live tree (docs/recording.md)')
     p.set_defaults(func=cmd_view)
 
     p = sub.add_parser('record', help="record an executive's snapshot, delta, events and "
@@ -555,6 +573,11 @@ def build_parser() -> argparse.ArgumentParser:
                         'exit 1 if nothing arrived)')
     p.add_argument('--no-color', action='store_true', help='no ANSI colours')
     p.add_argument('--ascii', action='store_true', help='ASCII only, no unicode')
+    p.add_argument('--replay', metavar='FILE', help='step through a recording (bt-executive '
+                   'record) instead of the live tree (docs/recording.md)')
+    p.add_argument('--tick', type=int, metavar='N',
+                   help='with --replay: start at tick N (without a terminal or with '
+                        '--once: print the state at tick N and exit)')
     p.set_defaults(func=cmd_watch)
     return parser
 

@@ -56,9 +56,11 @@ STATIC_FILES = {
     '/index.html': ('index.html', 'text/html; charset=utf-8'),
     '/app.js': ('app.js', 'text/javascript; charset=utf-8'),
     '/style.css': ('style.css', 'text/css; charset=utf-8'),
+    '/timeline.js': ('timeline.js', 'text/javascript; charset=utf-8'),
 }
 #: Every path the server answers (anything else is 404).
-ROUTES = (*STATIC_FILES, '/snapshot', '/events')
+ROUTES = (*STATIC_FILES, '/snapshot', '/events', '/replay/timeline', '/replay/frame',
+          '/replay/find')
 
 #: Headers sent with every answer: no caching, no sniffing, nothing but our own files.
 SECURITY_HEADERS = (
@@ -393,6 +395,10 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
                 self._send(200, 'application/json', snapshot.encode('utf-8'), body)
         elif path == '/events':
             self._stream(body)
+        elif path.startswith('/replay/') and self.server.replay is not None:
+            code, data = self.server.replay.answer(path, self.path.partition('?')[2])
+            self.send_response(code)
+            self._send_json_body(data, body=body)
         else:
             self._error(404, 'not found', body)
 
@@ -528,6 +534,8 @@ class ViewServer(http.server.ThreadingHTTPServer):
         self.errors: list[BaseException] = []
         self.assets = load_assets()
         self.loopback_only = is_loopback(address[0])
+        #: answers ``/replay/...`` (bt_executive.viewers.replay_web); None: 404 (live)
+        self.replay: Any = None
         super().__init__(address, ViewRequestHandler)
 
     @property

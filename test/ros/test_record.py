@@ -127,6 +127,31 @@ def test_recording_holds_every_message_published(host, tmp_path):
     bag = read_bag(path)
     assert not bag.truncated and bag.profile == 'ros2'
     assert bag.counts == counts
+    replay_equals_live(bag, ex.topic)
+
+
+def replay_equals_live(bag, node: str) -> None:
+    """Replay the first snapshot + the deltas: each state is the live snapshot of its seq."""
+    from bt_executive.observe.replay import Timeline
+
+    full = [json.loads(m.text) for m in bag.messages if m.topic == f'{node}/snapshot']
+    first_of_seq = {}
+    for snapshot in full:
+        first_of_seq.setdefault(snapshot['seq'], snapshot)  # later ones: heartbeats
+    start = full[0]
+    messages = [(m.topic, m.log_time, m.text) for m in bag.messages
+                if m.topic != f'{node}/snapshot' or json.loads(m.text) is start
+                or json.loads(m.text)['seq'] == start['seq']]
+    timeline = Timeline(messages, node=node)
+    assert not timeline.notes, timeline.notes
+    compared = 0
+    for frame in timeline.frames:
+        live = first_of_seq.get(frame['seq'])
+        if live is not None and frame['seq'] > start['seq']:
+            assert frame == live, f"seq {frame['seq']}"
+            assert timeline.frames[timeline.at_tick(frame['tick']['count'])] == live
+            compared += 1
+    assert compared >= 30
 
 
 def executive_process(tmp_path: pathlib.Path, namespace: str) -> subprocess.Popen:
