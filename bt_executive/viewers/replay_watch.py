@@ -161,17 +161,15 @@ def _interactive(player: Player, *, stream: TextIO, color: bool, ascii_only: boo
         tty.setcbreak(descriptor)
         live.start()
         moved_at = time.monotonic()
-        drawn = -1
-        while not stop:
-            if drawn != id(player) + player.index or player.message or player.playing:
-                size = shutil.get_terminal_size()
-                console.size = (size.columns, size.lines)
-                shown = _safe_frame(player.timeline.frames[player.index], height=size.lines,
-                                    ascii_only=ascii_only, note=player.header())
-                live.update(shown, refresh=True)
-                drawn = id(player) + player.index
+        while not stop:  # redrawn at least twice a second (a resized terminal, too)
+            size = shutil.get_terminal_size()
+            console.size = (size.columns, size.lines)
+            shown = _safe_frame(player.timeline.frames[player.index], height=size.lines,
+                                ascii_only=ascii_only, note=player.header())
+            live.update(shown, refresh=True)
+            index = player.index
             wait = player.advance(time.monotonic() - moved_at)
-            if drawn != id(player) + player.index:
+            if player.index != index:
                 moved_at = time.monotonic()
                 continue
             ready, _, _ = select.select([descriptor], [], [], wait)
@@ -180,7 +178,6 @@ def _interactive(player: Player, *, stream: TextIO, color: bool, ascii_only: boo
                 if not player.act(_KEYS.get(key, '')):
                     break
                 moved_at = time.monotonic()
-                drawn = -1
     finally:
         termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
         for signum, handler in previous.items():
