@@ -137,6 +137,8 @@ def test_late_joiner_buffers_deltas_that_come_before_the_snapshot():
     assert state.snapshot == snapshots[3] and not state.waiting
     assert not state.feed(deltas[2])  # already applied
     assert state.feed(deltas[4]) and state.snapshot == snapshots[4]
+    assert not state.feed(dict(snapshots[4]))  # the same state in full: nothing new
+    assert state.feed(dict(snapshots[4], stamp=-1.0))  # a heartbeat: newer stamp
 
 
 def test_a_gap_waits_for_the_next_snapshot():

@@ -226,9 +226,11 @@ class SnapshotState:
 
     def _snapshot(self, snapshot: dict[str, Any]) -> bool:
         current = self.snapshot
-        if current is not None and _key(current) == _key(snapshot) \
-                and snapshot.get('seq', 0) < current.get('seq', 0):
-            return False  # an older snapshot (a heartbeat that crossed deltas)
+        if current is not None and _key(current) == _key(snapshot):
+            if snapshot.get('seq', 0) < current.get('seq', 0):
+                return False  # an older snapshot (a heartbeat that crossed deltas)
+            if snapshot.get('seq') == current.get('seq') and snapshot == current:
+                return False  # the full snapshot of the delta just applied
         self.snapshot, self.waiting = snapshot, ''
         self._drain()
         return True
