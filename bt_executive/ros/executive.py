@@ -25,7 +25,6 @@ from bt_executive.ros.leaves.backoff import PARAMETERS as BACKOFF_PARAMETERS
 from bt_executive.ros.simclock import SimClockCheck
 from bt_executive.ros.snapshot_topics import SnapshotTopics
 from bt_executive.ros.spin import CallbackFaults, make_executor, SignalWaker, StartInterrupted
-from bt_executive.ros.subscriptions import qos_profile
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
 from bt_executive.ros.usage import handle_arguments
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
@@ -39,7 +38,6 @@ from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.utilities import remove_ros_args
-from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 #: Parameters that select the tree; setting either swaps the running tree.
@@ -99,6 +97,9 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
                            '(0 = off)', (0.0, 3600.0), False),
     'snapshot_on_change': (True, 'also publish the full ~/snapshot on every change (besides '
                            '~/snapshot_delta)', None, False),
+    'record_file': ('', 'record ~/snapshot, ~/snapshot_delta, ~/events, ~/status to this MCAP '
+                    "file ('' = off; docs/recording.md)", None, True),
+    'record_max_size': (0, 'bytes per record_file split (0 = one file)', (0, 1 << 50), True),
     'groot2_port': (0, 'serve Groot2 monitoring on this TCP port (0 = off)', (0, 65535),
                     True),
     'groot2_address': ('127.0.0.1', 'address the Groot2 server binds (default loopback; only '
@@ -124,6 +125,7 @@ class Executive(Node):
         snapshot_keys (string[]): blackboard keys included in ~/snapshot ('*' = all)
         snapshot_heartbeat (double): seconds between ~/snapshot repeats (0 = off)
         snapshot_on_change (bool): also publish ~/snapshot on every change (default on)
+        record_file, record_max_size: record the topics below to MCAP (docs/recording.md)
         groot2_port (int): serve the Groot2 monitoring protocol on this TCP port (0 = off;
         read at start; docs/groot2.md)
         groot2_address (string): the address the Groot2 server binds ('127.0.0.1')
@@ -186,12 +188,10 @@ class Executive(Node):
         self._first_tick_at: Optional[float] = None
         self._timed: list[Callable[[], Optional[float]]] = []
         self._last_status_publish = -1.0
-        self._status_publisher = self.create_publisher(String, '~/status',
-                                                       qos_profile('latched'))
+        self.snapshot_topics = SnapshotTopics(self)  # ~/status, ~/snapshot(_delta), ~/events
         self.snapshots: Optional[SnapshotBuilder] = None
         self._session = new_session()
         self._revision = 0
-        self.snapshot_topics = SnapshotTopics(self)  # ~/snapshot, ~/snapshot_delta, ~/events
         self._py_trees_ros_stream = streams.start(self, lambda: self.host.tree)  # or None
         for name, handler in (('pause', self._srv_pause), ('resume', self._srv_resume),
                               ('reset', self._srv_reset), ('reload', self._srv_reload)):
@@ -494,7 +494,7 @@ class Executive(Node):
         if not force and now - self._last_status_publish < self._param('status_period'):
             return
         self._last_status_publish = now
-        self._status_publisher.publish(String(data=json.dumps(self.status())))
+        self.snapshot_topics.publish_status(json.dumps(self.status()))
 
     def _publish_snapshot(self) -> None:
         """Publish new transitions, the delta of a change, the snapshot when due."""
@@ -596,6 +596,8 @@ class Executive(Node):
         if self.groot2 is not None:
             self.groot2.close()
             self.groot2 = None
+        if getattr(self, 'snapshot_topics', None) is not None:
+            self.snapshot_topics.close()  # a recording (record_file) is finalised
         super().destroy_node()
 
 
