@@ -15,7 +15,8 @@ import xml.etree.ElementTree as ElementTree
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: Import names whose rosdep key differs.
 ROSDEP_KEYS = {'yaml': 'python3-yaml', 'rich': 'python3-rich', 'zmq': 'python3-zmq',
-               'msgpack': 'python3-msgpack'}
+               'msgpack': 'python3-msgpack', 'mcap': 'python3-mcap-pip',
+               'mcap_ros2': 'python3-mcap-ros2-support-pip'}
 #: Imports that are optional at run time (guarded by ``except ImportError``, or only
 #: imported by the tool itself).
 OPTIONAL = {'py_trees_ros_interfaces': "py_trees_ros' snapshot streams (ros/streams.py)",

@@ -14,6 +14,7 @@ import functools
 import sys
 from typing import Any, Optional, Sequence
 
+from bt_executive.app.record_command import add_arguments as add_record_arguments
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.testing.command import add_arguments as add_test_arguments
 
@@ -401,8 +402,20 @@ def cmd_import(args: argparse.Namespace) -> int:
     return _write_output(text, args.output)
 
 
+def _replayed(args: argparse.Namespace) -> Optional[str]:
+    """Return the executive to replay (``/ns/node``), or None for the recording's only one."""
+    if not args.ns and args.node in (None, 'bt_executive'):
+        return None
+    from bt_executive.ros.listener import topic_name
+    return topic_name(args.ns or '', args.node or 'bt_executive', 'x')[:-2]
+
+
 def cmd_view(args: argparse.Namespace) -> int:
-    """Serve the live tree of an executive (or the fleet page) until Ctrl-C."""
+    """Serve the live tree of an executive, the fleet page or a replay until Ctrl-C."""
+    if args.replay:
+        from bt_executive.viewers.replay_web import run as replay
+        return replay(args.replay, node=_replayed(args), host=args.host, port=args.port,
+                      verbose=args.verbose)
     if args.ns is None and args.node is None:
         from bt_executive.viewers.fleet import run as run_fleet
         return run_fleet(host=args.host, port=args.port, verbose=args.verbose)
@@ -419,9 +432,19 @@ def cmd_foxglove(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     """Show the live tree of a running executive in the terminal until Ctrl-C."""
+    if args.replay:
+        from bt_executive.viewers.replay_watch import run as replay
+        return replay(args.replay, node=_replayed(args), tick=args.tick, once=args.once,
+                      color=False if args.no_color else None, ascii_only=args.ascii)
     from bt_executive.viewers.watch import run
     return run(namespace=args.ns, node=args.node, once=args.once, timeout=args.timeout,
                color=False if args.no_color else None, ascii_only=args.ascii)
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    """Record an executive's snapshot, delta, events and status topics to MCAP."""
+    from bt_executive.app.record_command import run
+    return run(args)
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -537,6 +560,8 @@ def build_parser() -> argparse.ArgumentParser:
                         'other address shows the tree and its blackboard, without '
                         'authentication, to whoever can reach it')
     p.add_argument('-v', '--verbose', action='store_true', help='log every HTTP request')
+    p.add_argument('--replay', metavar='FILE', help='serve a recording (bt-executive record) '
+                   'with a timeline instead of the live tree (docs/recording.md)')
     p.set_defaults(func=cmd_view)
 
     p = sub.add_parser('foxglove', help='serve the live tree of a running executive to the '
@@ -551,6 +576,10 @@ def build_parser() -> argparse.ArgumentParser:
                         'other address shows the tree and its blackboard, without '
                         'authentication, to whoever can reach it')
     p.set_defaults(func=cmd_foxglove)
+    p = sub.add_parser('record', help="record an executive's snapshot, delta, events and "
+                       'status topics to an MCAP file (a rosbag2 bag)')
+    add_record_arguments(p)
+    p.set_defaults(func=cmd_record)
 
     p = sub.add_parser('test', help='run scenario tests: the tree against scripted ROS '
                        'peers on simulated time, with coverage (docs/testing.md)')
@@ -568,6 +597,11 @@ def build_parser() -> argparse.ArgumentParser:
                         'exit 1 if nothing arrived)')
     p.add_argument('--no-color', action='store_true', help='no ANSI colours')
     p.add_argument('--ascii', action='store_true', help='ASCII only, no unicode')
+    p.add_argument('--replay', metavar='FILE', help='step through a recording (bt-executive '
+                   'record) instead of the live tree (docs/recording.md)')
+    p.add_argument('--tick', type=int, metavar='N',
+                   help='with --replay: start at tick N (without a terminal or with '
+                        '--once: print the state at tick N and exit)')
     p.set_defaults(func=cmd_watch)
     return parser
 

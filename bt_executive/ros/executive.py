@@ -17,12 +17,13 @@ from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
 from bt_executive.nodes.plugins import installed_registry
 from bt_executive.observe.record import TickRecord
-from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder, to_json
+from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder
 from bt_executive.ros import interfaces, leaves, streams
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.leaves.backoff import PARAMETERS as BACKOFF_PARAMETERS
 from bt_executive.ros.simclock import SimClockCheck
+from bt_executive.ros.snapshot_topics import SnapshotTopics
 from bt_executive.ros.spin import (CallbackFaults, freeze_startup_objects, make_executor,
                                    SignalWaker, StartInterrupted)
 from bt_executive.ros.subscriptions import qos_profile
@@ -38,9 +39,7 @@ from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.utilities import remove_ros_args
-from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 #: Parameters that select the tree; setting either swaps the running tree.
@@ -98,6 +97,11 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
                       False),
     'snapshot_heartbeat': (1.0, 'seconds between ~/snapshot repeats while nothing changes '
                            '(0 = off)', (0.0, 3600.0), False),
+    'snapshot_on_change': (True, 'also publish the full ~/snapshot on every change (besides '
+                           '~/snapshot_delta)', None, False),
+    'record_file': ('', 'record ~/snapshot, ~/snapshot_delta, ~/events, ~/status to this MCAP '
+                    "file ('' = off; docs/recording.md)", None, True),
+    'record_max_size': (0, 'bytes per record_file split (0 = one file)', (0, 1 << 50), True),
     'groot2_port': (0, 'serve Groot2 monitoring on this TCP port (0 = off)', (0, 65535),
                     True),
     'groot2_address': ('127.0.0.1', 'address the Groot2 server binds (default loopback; only '
@@ -122,6 +126,8 @@ class Executive(Node):
         status_period (double): seconds between status heartbeats
         snapshot_keys (string[]): blackboard keys included in ~/snapshot ('*' = all)
         snapshot_heartbeat (double): seconds between ~/snapshot repeats (0 = off)
+        snapshot_on_change (bool): also publish ~/snapshot on every change (default on)
+        record_file, record_max_size: record the topics below to MCAP (docs/recording.md)
         groot2_port (int): serve the Groot2 monitoring protocol on this TCP port (0 = off;
         read at start; docs/groot2.md)
         groot2_address (string): the address the Groot2 server binds ('127.0.0.1')
@@ -134,7 +140,8 @@ class Executive(Node):
         why), last failure reason, tick timing and the number of exceptions raised by
         ROS callbacks (``callback_errors``; see CallbackFaults)
         ~/snapshot (std_msgs/String, latched): the tree snapshot (docs/snapshots.md), on
-        every change and as a heartbeat
+        a structure change, on every change (snapshot_on_change) and as a heartbeat
+        ~/snapshot_delta (std_msgs/String, transient local, depth 100): each change's delta
         ~/events (std_msgs/String, reliable, transient local, depth 100): status
         transitions, one message per tick that moved something (late joiners get the last 100)
         ~/snapshots (py_trees_ros_interfaces/BehaviourTree, latched): the default
@@ -183,17 +190,10 @@ class Executive(Node):
         self._first_tick_at: Optional[float] = None
         self._timed: list[Callable[[], Optional[float]]] = []
         self._last_status_publish = -1.0
-        self._status_publisher = self.create_publisher(String, '~/status',
-                                                       qos_profile('latched'))
+        self.snapshot_topics = SnapshotTopics(self)  # ~/status, ~/snapshot(_delta), ~/events
         self.snapshots: Optional[SnapshotBuilder] = None
         self._session = new_session()
         self._revision = 0
-        self._last_snapshot_publish = -1.0
-        self._snapshot_publisher = self.create_publisher(String, '~/snapshot',
-                                                         qos_profile('latched'))
-        self._events_publisher = self.create_publisher(String, '~/events', QoSProfile(
-            depth=100, reliability=ReliabilityPolicy.RELIABLE,
-            durability=DurabilityPolicy.TRANSIENT_LOCAL))
         self._py_trees_ros_stream = streams.start(self, lambda: self.host.tree)  # or None
         for name, handler in (('pause', self._srv_pause), ('resume', self._srv_resume),
                               ('reset', self._srv_reset), ('reload', self._srv_reload)):
@@ -410,6 +410,7 @@ class Executive(Node):
             lookup=new.feed.lookup, render_value=json_safe, document=new.document,
             session=self._session, clock=self.now_seconds)
         new.runner.add_observer(self.snapshots)
+        self.snapshot_topics.install(new.runner)
         if self.groot2 is not None:  # a new tree UUID: connected viewers follow the swap
             self.groot2.on_install(new.built, tree_name=new.name, document=new.document,
                                    registry=self.registry)
@@ -495,10 +496,10 @@ class Executive(Node):
         if not force and now - self._last_status_publish < self._param('status_period'):
             return
         self._last_status_publish = now
-        self._status_publisher.publish(String(data=json.dumps(self.status())))
+        self.snapshot_topics.publish_status(json.dumps(self.status()))
 
     def _publish_snapshot(self) -> None:
-        """Publish new transitions on ~/events; ~/snapshot on change or heartbeat."""
+        """Publish new transitions, the delta of a change, the snapshot when due."""
         builder = self.snapshots
         if builder is None:
             return
@@ -507,17 +508,8 @@ class Executive(Node):
                                'running': self.running, 'paused': self.host.paused,
                                'terminated': self.terminated,
                                'last_failure': self.last_failure, 'heartbeat': heartbeat})
-        snapshot = builder.update()
-        events = builder.events()
-        if events:
-            self._events_publisher.publish(String(data=to_json(builder.event_batch(events))))
-        now = time.monotonic()
-        if snapshot is None:
-            if heartbeat <= 0.0 or now - self._last_snapshot_publish < heartbeat:
-                return
-            snapshot = builder.full()
-        self._last_snapshot_publish = now
-        self._snapshot_publisher.publish(String(data=builder.encode(snapshot)))
+        self.snapshot_topics.publish(builder, heartbeat=heartbeat,
+                                     on_change=self._param('snapshot_on_change'))
 
     # ---- runtime control -----------------------------------------------------------
 
@@ -606,6 +598,8 @@ class Executive(Node):
         if self.groot2 is not None:
             self.groot2.close()
             self.groot2 = None
+        if getattr(self, 'snapshot_topics', None) is not None:
+            self.snapshot_topics.close()  # a recording (record_file) is finalised
         super().destroy_node()
 
 

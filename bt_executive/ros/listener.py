@@ -87,6 +87,9 @@ class SnapshotListener:
         on_snapshot: called with the text of each ``~/snapshot`` message
         on_events: called with the text of each ``~/events`` batch
         on_status: called with the text of each ``~/status`` message
+        on_delta: called with the text of each ``~/snapshot_delta`` message (reliable,
+            transient local, the last 100: feed them with the snapshots to a
+            :class:`~bt_executive.observe.delta.SnapshotState`)
         name: the listener node's name; a random suffix keeps it unique
         args: ROS command-line arguments for the context (e.g. ``--ros-args ...``)
 
@@ -101,12 +104,14 @@ class SnapshotListener:
     def __init__(self, namespace: str = '', node: str = DEFAULT_NODE, *,
                  on_snapshot: Optional[TextCallback] = None,
                  on_events: Optional[TextCallback] = None,
-                 on_status: Optional[TextCallback] = None, name: str = 'bt_listener',
+                 on_status: Optional[TextCallback] = None,
+                 on_delta: Optional[TextCallback] = None, name: str = 'bt_listener',
                  args: Optional[Sequence[str]] = None) -> None:
         self.namespace, self.executive = split_node_name(namespace, node)
         self.snapshot_topic = topic_name(namespace, node, 'snapshot')
         self.events_topic = topic_name(namespace, node, 'events')
         self.status_topic = topic_name(namespace, node, 'status')
+        self.delta_topic = topic_name(namespace, node, 'snapshot_delta')
         #: exceptions that ended the background thread (callbacks, rclpy)
         self.errors: list[BaseException] = []
         #: True once :meth:`close` has stopped spinning (and joined the thread, if any)
@@ -138,6 +143,9 @@ class SnapshotListener:
                                depth=EVENTS_DEPTH)
             if on_status is not None:
                 self.subscribe(self.status_topic, lambda msg: on_status(msg.data))
+            if on_delta is not None:
+                self.subscribe(self.delta_topic, lambda msg: on_delta(msg.data),
+                               depth=EVENTS_DEPTH)
         except BaseException:
             self._release()
             raise

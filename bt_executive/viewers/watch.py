@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """``bt-executive watch``: the live tree of a running executive, in a terminal.
 
-Subscribes to the executive's latched ``~/snapshot`` topic and shows it with ``rich``
+Subscribes to the executive's latched ``~/snapshot`` and its ``~/snapshot_delta`` topics
+(the state rebuilt by :class:`~bt_executive.observe.delta.SnapshotState`) and shows it
+with ``rich``
 (ANSI sequences only: works over ssh; no curses): the tree with status marks and
 colours, the active path in bold, failure reasons, the selected blackboard keys and tick
 statistics. The live view (``rich.live.Live``) takes the terminal's alternate screen and
@@ -20,6 +22,7 @@ listens through :class:`bt_executive.ros.listener.SnapshotListener`.
 
 from __future__ import annotations
 
+import collections
 import io
 import json
 import os
@@ -30,6 +33,7 @@ import sys
 import time
 from typing import Any, Optional, TextIO
 
+from bt_executive.observe.delta import SnapshotState
 from bt_executive.ros.listener import topic_name
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
@@ -339,34 +343,38 @@ def _safe_frame(snapshot: Optional[dict[str, Any]], **options: Any) -> Renderabl
 
 
 class _Received:
-    """The newest snapshot message and what became of it."""
+    """The snapshots and deltas received, and the state they rebuild (a SnapshotState)."""
 
     def __init__(self, topic: str) -> None:
         self.topic = topic
-        self.pending: list[tuple[float, str]] = []
+        self.pending: collections.deque[tuple[float, str]] = collections.deque(maxlen=10000)
+        self.model = SnapshotState()
         self.snapshot: Optional[dict[str, Any]] = None
         self.time = time.monotonic()
         self.note = ''
 
     def on_message(self, text: str) -> None:
         self.pending.append((time.monotonic(), text))
-        del self.pending[:-1]
 
     def take(self) -> bool:
-        """Parse the newest message, if one came; return whether one did."""
+        """Apply the messages that came (in order); return whether any did."""
         if not self.pending:
             return False
-        arrived, data = self.pending.pop()
-        try:
-            message = json.loads(data)
-            if not str(message.get('schema', '')).startswith(SNAPSHOT_PREFIX):
-                raise ValueError(f'not a snapshot: schema {message.get("schema")!r}')
-            self.snapshot, self.time, self.note = message, arrived, ''
-            if not message['schema'].endswith('/1'):
-                self.note = f'newer snapshot format {message["schema"]}: shown as far as ' \
-                    'understood'
-        except (ValueError, AttributeError) as error:
-            self.note = f'unreadable message on {self.topic}: {error}'
+        while self.pending:
+            arrived, data = self.pending.popleft()
+            try:
+                message = json.loads(data)
+                if not isinstance(message, dict):
+                    raise ValueError('not a JSON object')
+                if self.model.feed(message):
+                    self.time = arrived
+                self.note = self.model.waiting
+                schema = str(message.get('schema', ''))
+                if schema.startswith(SNAPSHOT_PREFIX) and not schema.endswith('/1'):
+                    self.note = f'newer snapshot format {schema}: shown as far as understood'
+            except (ValueError, AttributeError, KeyError, TypeError) as error:
+                self.note = f'unreadable message on {self.topic}: {error}'
+        self.snapshot = self.model.snapshot
         return True
 
 
@@ -405,7 +413,7 @@ def run(*, namespace: str = '', node: str = 'bt_executive', once: bool = False,
     stop: list[int] = []
     resized: list[int] = []
     listener = SnapshotListener(namespace, node, on_snapshot=received.on_message,
-                                name='bt_watch')
+                                on_delta=received.on_message, name='bt_watch')
     handlers = {signum: stop.append for signum in (signal.SIGINT, signal.SIGTERM,
                                                    signal.SIGHUP)}
     handlers[signal.SIGWINCH] = resized.append

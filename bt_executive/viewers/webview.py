@@ -3,8 +3,9 @@
 """``bt-executive view``: the live tree of a running executive in a web browser.
 
 A :class:`~bt_executive.ros.listener.SnapshotListener` (its own rclpy context, spun in a
-background thread) subscribes to the executive's ``~/snapshot`` and ``~/events`` topics
-(docs/snapshots.md) and feeds a :class:`SnapshotHub`; a read-only HTTP
+background thread) subscribes to the executive's ``~/snapshot``, ``~/snapshot_delta`` and
+``~/events`` topics (docs/snapshots.md) and feeds a :class:`SnapshotHub` (which rebuilds
+the state from snapshots and deltas); a read-only HTTP
 server (standard library, one thread per connection) serves the page and pushes every new
 snapshot to the browser with Server-Sent Events:
 
@@ -42,6 +43,7 @@ import time
 from typing import Any, Callable, Optional
 import urllib.parse
 
+from bt_executive.observe.delta import SnapshotState
 from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
 
@@ -57,9 +59,11 @@ STATIC_FILES = {
     '/graph.js': ('graph.js', 'text/javascript; charset=utf-8'),
     '/search.js': ('search.js', 'text/javascript; charset=utf-8'),
     '/graph.css': ('graph.css', 'text/css; charset=utf-8'),
+    '/timeline.js': ('timeline.js', 'text/javascript; charset=utf-8'),
 }
 #: Every path the server answers (anything else is 404).
-ROUTES = (*STATIC_FILES, '/snapshot', '/events')
+ROUTES = (*STATIC_FILES, '/snapshot', '/events', '/replay/timeline', '/replay/frame',
+          '/replay/find')
 
 #: Headers sent with every answer: no caching, no sniffing, nothing but our own files.
 SECURITY_HEADERS = (
@@ -177,6 +181,9 @@ class SnapshotHub:
         self._closed = False
         self.received = threading.Event()
         self.rejected = 0
+        #: the state rebuilt from ``~/snapshot`` and ``~/snapshot_delta`` (put_stream)
+        self.model = SnapshotState()
+        self._model_lock = threading.Lock()
 
     @property
     def closed(self) -> bool:
@@ -198,6 +205,22 @@ class SnapshotHub:
         for client in clients:
             client.wake()
         return True
+
+    def put_stream(self, text: str) -> bool:
+        """Take a ``~/snapshot`` or ``~/snapshot_delta`` message; store the state rebuilt.
+
+        Returns:
+            False if the text is neither (or cannot be applied).
+        """
+        with self._model_lock:
+            try:
+                if not self.model.feed_text(text):
+                    return True
+                line = to_json(self.model.snapshot)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                self.rejected += 1
+                return False
+        return self.put_snapshot(line)
 
     def put_events(self, text: str) -> bool:
         """Store an event batch (``~/events`` data); False if it is not one."""
@@ -382,6 +405,10 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
                 self._send(200, 'application/json', snapshot.encode('utf-8'), body)
         elif path == '/events':
             self._stream(body, hub, topic, events_topic)
+        elif path.startswith('/replay/') and self.server.replay is not None:
+            code, data = self.server.replay.answer(path, self.path.partition('?')[2])
+            self.send_response(code)
+            self._send_json_body(data, body=body)
         else:
             self._error(404, 'not found', body)
 
@@ -518,6 +545,8 @@ class ViewServer(http.server.ThreadingHTTPServer):
         self.errors: list[BaseException] = []
         self.assets = load_assets()
         self.loopback_only = is_loopback(address[0])
+        #: answers ``/replay/...`` (bt_executive.viewers.replay_web); None: 404 (live)
+        self.replay: Any = None
         super().__init__(address, self.handler)
 
     @property
@@ -583,9 +612,9 @@ class WebView:
     def start(self) -> 'WebView':
         """Start the ROS listener and the HTTP server thread."""
         self.listener = SnapshotListener(
-            self.namespace, self.node, on_snapshot=self.hub.put_snapshot,
-            on_events=self.hub.put_events, name='bt_executive_view', args=self._ros_args
-        ).start()
+            self.namespace, self.node, on_snapshot=self.hub.put_stream,
+            on_delta=self.hub.put_stream, on_events=self.hub.put_events,
+            name='bt_executive_view', args=self._ros_args).start()
         self._thread = threading.Thread(target=self.server.serve_forever,
                                         kwargs={'poll_interval': 0.2},
                                         name='bt-executive-view-http', daemon=True)

@@ -59,6 +59,36 @@ def snapshots(ros_node: Any, ex: Host) -> Collector:
     return Collector(ros_node, f'{ex.topic}/snapshot')
 
 
+class StateCollector(Collector):
+    """The states a viewer rebuilds from ~/snapshot and ~/snapshot_delta (SnapshotState)."""
+
+    def __init__(self, node: Any, topic: str):
+        from bt_executive.observe.delta import SnapshotState
+
+        self.state = SnapshotState()
+        self.raw: list[dict[str, Any]] = []
+        super().__init__(node, f'{topic}/snapshot')
+        self.deltas = Collector.__new__(Collector)
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        from std_msgs.msg import String
+        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.delta_subscription = node.create_subscription(
+            String, f'{topic}/snapshot_delta', self._on_message, qos)
+
+    def _on_message(self, message: Any) -> None:
+        with self._changed:
+            data = json.loads(message.data)
+            self.raw.append(data)
+            if self.state.feed(data):
+                self.messages.append(self.state.snapshot)
+            self._changed.notify_all()
+
+
+def states(ros_node: Any, ex: Host) -> StateCollector:
+    return StateCollector(ros_node, ex.topic)
+
+
 def validate_all(collector: Collector, validator: jsonschema.Validator) -> None:
     for message in collector.messages:
         validator.validate(message)
@@ -66,7 +96,7 @@ def validate_all(collector: Collector, validator: jsonschema.Validator) -> None:
 
 def test_published_on_change_only(host, tmp_path, ros_node):
     ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), manual=True,
-              snapshot_keys=['x'], snapshot_heartbeat=3600.0)
+              snapshot_keys=['x'], snapshot_heartbeat=3600.0, snapshot_on_change=True)
     received = snapshots(ros_node, ex)
     first = received.wait_for(lambda m: True, 'the snapshot of the new tree')
     assert (first['seq'], first['root_status'], first['tree']) == (1, 'INVALID', 'Main')
@@ -90,7 +120,7 @@ def test_a_changing_tree_publishes_every_tick(host, tmp_path, ros_node):
         trees:
           Blink:
             SuccessEveryN blink: 2
-        """), manual=True, snapshot_heartbeat=3600.0)
+        """), manual=True, snapshot_heartbeat=3600.0, snapshot_on_change=True)
     received = snapshots(ros_node, ex)
     received.wait_for(lambda m: m['seq'] == 1, 'the first snapshot')
     for tick in range(1, 11):
@@ -119,20 +149,65 @@ def test_heartbeat_repeats_the_current_snapshot(host, tmp_path, ros_node):
     validate_all(received, SNAPSHOT_VALIDATOR)
 
 
-def test_late_subscriber_gets_the_current_snapshot(host, tmp_path, ros_node):
-    ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), manual=True,
-              snapshot_heartbeat=3600.0)
-    for _ in range(5):
+def test_late_subscriber_rebuilds_the_current_snapshot(host, tmp_path, ros_node):
+    tree = write_tree(tmp_path, 'blink.yaml', """
+        blackboard: {x: 1}
+        trees:
+          Main:
+            Selector root:
+              - Condition blocked: x > 5
+              - Sequence work:
+                  - Success ok
+                  - SuccessEveryN busy: 3
+        """)
+    ex = host(tree, manual=True, snapshot_heartbeat=3600.0, snapshot_keys=['x'],
+              snapshot_on_change=False)
+    import py_trees
+    for tick in range(7):
+        py_trees.blackboard.Blackboard.set('/x', tick)
         ex.executive.tick_once()
-    current = ex.executive.snapshots.full()
-    late = snapshots(ros_node, ex)
-    got = late.wait_for(lambda m: True, 'the latched snapshot')
-    assert got['seq'] == current['seq'] == 2
-    assert got['state'] == current['state']
-    assert got['state']['Main/root/blocked'] == {'status': 'FAILURE',
-                                                 'feedback': 'x > 5 is false'}
-    assert got['active_path'] == ['Main/root', 'Main/root/work', 'Main/root/work/busy']
+    current = json.loads(json.dumps(ex.executive.snapshots.full()))
+    late = states(ros_node, ex)
+    got = late.wait_for(lambda m: m['seq'] == current['seq'],
+                        'the latched snapshot and the deltas after it')
+    assert [m['schema'] for m in late.raw].count('bt_executive/snapshot/1') == 1
+    assert next(m for m in late.raw if m['schema'] == 'bt_executive/snapshot/1')['seq'] == 1
+    for key in ('state', 'blackboard', 'active_path', 'why', 'root_status', 'tick',
+                'last_failure', 'executive', 'nodes'):
+        assert got[key] == current[key], key
+    assert got['state']['Main/root/blocked'] == {'status': 'SUCCESS',
+                                                 'feedback': 'x > 5 is true'}
+    assert got['blackboard'] == {'x': 6}
     SNAPSHOT_VALIDATOR.validate(got)
+
+
+def test_deltas_reproduce_every_full_snapshot(host, tmp_path, ros_node):
+    ex = host(write_tree(tmp_path, 'blink.yaml', """
+        trees:
+          Blink:
+            Sequence root:
+              - SuccessEveryN blink: 2
+              - SuccessEveryN blank: 3
+        """), manual=True, snapshot_heartbeat=3600.0, snapshot_on_change=True)
+    full = snapshots(ros_node, ex)
+    rebuilt = states(ros_node, ex)
+    full.wait_for(lambda m: m['seq'] == 1, 'the first snapshot')
+    for tick in range(1, 13):
+        ex.executive.tick_once()
+    last = ex.executive.snapshots.full()['seq']
+    full.wait_for(lambda m: m['seq'] == last, 'the last full snapshot')
+    rebuilt.wait_for(lambda m: m['seq'] == last, 'the last delta')
+    by_seq = {m['seq']: m for m in full.messages}
+    from bt_executive.observe.delta import apply_delta
+    state = by_seq[1]
+    deltas = sorted((m for m in rebuilt.raw if m['schema'] == 'bt_executive/delta/1'),
+                    key=lambda m: m['seq'])
+    assert [m['seq'] for m in deltas] == list(range(2, last + 1))
+    for delta in deltas:
+        state = apply_delta(state, delta)
+        assert state == by_seq[delta['seq']], f'seq {delta["seq"]}'
+    assert sum(map(len, map(json.dumps, deltas))) * 2 < sum(
+        len(json.dumps(by_seq[m['seq']])) for m in deltas)
 
 
 def test_swap_publishes_the_new_structure_at_once(host, tmp_path, ros_node):
@@ -159,7 +234,7 @@ def test_swap_publishes_the_new_structure_at_once(host, tmp_path, ros_node):
 def test_events_and_pause(host, tmp_path, ros_node):
     ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), manual=True)
     events = Collector(ros_node, f'{ex.topic}/events')
-    received = snapshots(ros_node, ex)
+    received = states(ros_node, ex)
     received.wait_for(lambda m: True, 'the first snapshot')
     ex.spin_until(lambda: ex.executive.count_subscribers(f'{ex.topic}/events') > 0,
                   'the events subscription')

@@ -444,6 +444,18 @@
     }
   }
 
+  // the replay timeline (timeline.js) shows recorded states, older ones included
+  window.btView = {
+    replay: false,
+    show(snapshot, transitions) {
+      view.snapshot = null;
+      apply(snapshot);
+      $('transitions').replaceChildren();
+      addTransitions({session: snapshot.session, revision: snapshot.revision,
+        events: transitions || []});
+    },
+  };
+
   function waiting(text) {
     const placeholder = $('waiting');
     if (placeholder) placeholder.textContent = text;
@@ -451,6 +463,11 @@
 
   function updateConnection() {
     const connection = $('connection');
+    if (window.btView.replay) {
+      connection.dataset.state = document.body.dataset.connection = 'replay';
+      connection.textContent = 'replay';
+      return;
+    }
     let state = view.connected ? 'live' : 'offline';
     let text = view.connected ? 'live' : 'reconnecting…';
     if (view.connected && !view.snapshot) {

@@ -1,0 +1,67 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""``bt-executive record``: its arguments, and ``--info`` (what a recording holds)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bt_executive.observe.bag import BagError, read_bag
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``record`` arguments to ``parser``."""
+    parser.add_argument('-o', '--output', default='run.mcap', metavar='FILE',
+                        help='the MCAP file (default run.mcap; with rotation: FILE_0.mcap, '
+                             'FILE_1.mcap ...)')
+    parser.add_argument('--ns', '--namespace', dest='ns', default='', metavar='NAMESPACE',
+                        help="the executive's namespace (default: none)")
+    parser.add_argument('--node', default='bt_executive', help="the executive's node name")
+    parser.add_argument('--max-size', metavar='SIZE', default='0',
+                        help='start a new file when one reaches SIZE (e.g. 500M, 2G; '
+                             'default: no limit)')
+    parser.add_argument('--max-duration', type=float, default=0.0, metavar='S',
+                        help='start a new file every S seconds (default: no limit)')
+    parser.add_argument('--duration', type=float, metavar='S',
+                        help='stop after S seconds (default: until Ctrl-C)')
+    parser.add_argument('--info', metavar='FILE',
+                        help='print what a recording holds (channels, counts, duration, '
+                             'whether it was finalised) and exit')
+
+
+def run(args: argparse.Namespace) -> int:
+    """Record (or, with ``--info``, describe a recording); return the exit code."""
+    if args.info:
+        return info(args.info)
+    from bt_executive.ros.recorder import parse_size, run as record
+    try:
+        max_size = parse_size(args.max_size)
+    except ValueError:
+        print(f'bt-executive record: --max-size: not a size: {args.max_size!r} '
+              '(expected e.g. 500M, 2G, 1000000)', file=sys.stderr)
+        return 2
+    if args.max_duration < 0 or (args.duration is not None and args.duration <= 0):
+        print('bt-executive record: --max-duration and --duration must be positive',
+              file=sys.stderr)
+        return 2
+    return record(output=args.output, namespace=args.ns, node=args.node, max_size=max_size,
+                  max_duration=args.max_duration, duration=args.duration)
+
+
+def info(path: str) -> int:
+    """Print what the recording ``path`` holds; 1 if it is not readable or was cut off."""
+    try:
+        bag = read_bag(path)
+    except BagError as error:
+        print(f'bt-executive record: {error}', file=sys.stderr)
+        return 1
+    print(f'{path}: profile {bag.profile or "-"}, {len(bag.messages)} messages, '
+          f'{bag.duration:.1f} s')
+    for topic, (encoding, schema, schema_encoding) in sorted(bag.channels.items()):
+        print(f'  {topic}  {schema} ({schema_encoding}, {encoding}): '
+              f'{bag.counts.get(topic, 0)} messages')
+    if bag.truncated:
+        print(f'bt-executive record: {bag.truncated}', file=sys.stderr)
+        return 1
+    return 0

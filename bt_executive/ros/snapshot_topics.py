@@ -1,0 +1,137 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""The executive's JSON topics: ``~/snapshot``, ``~/snapshot_delta``, ``~/events``, ``~/status``.
+
+:class:`SnapshotTopics` publishes what the snapshot model (``SnapshotBuilder``) and the
+delta observer (:class:`~bt_executive.observe.delta.DeltaTracker`) say after each tick:
+
+- ``~/snapshot`` (latched): the full snapshot when the structure changed (a new tree, a
+  tree described again), as a heartbeat, and, with ``snapshot_on_change``, on every
+  change as before deltas existed;
+- ``~/snapshot_delta`` (reliable, transient local, the last 100): a delta on every change
+  (docs/snapshots.md); a late joiner rebuilds the state from the latched snapshot and the
+  deltas kept;
+- ``~/events`` (reliable, transient local, the last 100): the status transitions;
+- ``~/status`` (latched): what the executive says (:meth:`SnapshotTopics.publish_status`).
+
+With the parameter ``record_file`` set, every message of these topics is also written,
+as published, to that MCAP file (:class:`~bt_executive.observe.bag.BagWriter`; rotated
+at ``record_max_size``), finalised by :meth:`SnapshotTopics.close`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+from bt_executive.observe.bag import BagWriter, TOPICS
+from bt_executive.observe.delta import DeltaTracker, same_structure
+from bt_executive.observe.snapshot import SnapshotBuilder, to_json
+
+#: History kept on ``~/snapshot_delta`` and ``~/events`` for late joiners.
+HISTORY = 100
+
+
+def history_qos() -> Any:
+    """Return the QoS of ``~/snapshot_delta`` and ``~/events``: reliable, the last 100 kept."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    return QoSProfile(depth=HISTORY, reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+class SnapshotTopics:
+    """Publish one executive's snapshots, deltas and events.
+
+    Args:
+        node: the executive node (its publishers live under ``~/``)
+    """
+
+    def __init__(self, node: Any) -> None:
+        from std_msgs.msg import String
+
+        from bt_executive.ros.subscriptions import qos_profile
+        self._string = String
+        self.snapshot = node.create_publisher(String, '~/snapshot', qos_profile('latched'))
+        self.delta = node.create_publisher(String, '~/snapshot_delta', history_qos())
+        self.events = node.create_publisher(String, '~/events', history_qos())
+        self.status = node.create_publisher(String, '~/status', qos_profile('latched'))
+        self._logger = node.get_logger()
+        self.bag: Optional[BagWriter] = None
+        prefix = node.get_fully_qualified_name().rstrip('/')
+        self._names = {'snapshot': f'{prefix}/snapshot', 'delta': f'{prefix}/snapshot_delta',
+                       'events': f'{prefix}/events', 'status': f'{prefix}/status'}
+        record = node.get_parameter('record_file').value \
+            if node.has_parameter('record_file') else ''
+        if record:
+            self.bag = BagWriter(record, {f'{prefix}/{name}': latched
+                                          for name, latched in TOPICS.items()},
+                                 max_size=int(node.get_parameter('record_max_size').value),
+                                 metadata={'node': prefix, 'recorded_by': 'the executive'})
+            self._logger.info(f'recording {", ".join(self._names.values())} to {record}')
+        self.tracker = DeltaTracker()
+        #: the last snapshot built (what the next delta starts from)
+        self.previous: Optional[dict[str, Any]] = None
+        #: bytes published on each topic (``snapshot``, ``delta``, ``events``)
+        self.bytes = {'snapshot': 0, 'delta': 0, 'events': 0}
+        #: messages published on each topic
+        self.counts = {'snapshot': 0, 'delta': 0, 'events': 0}
+        self._last_full = -1.0
+
+    def install(self, runner: Any) -> None:
+        """Observe a new tree's runner (call with the new snapshot builder)."""
+        self.tracker = DeltaTracker()
+        self.previous = None
+        runner.add_observer(self.tracker)
+
+    def publish(self, builder: SnapshotBuilder, *, heartbeat: float,
+                on_change: bool = False) -> None:
+        """Publish what changed since the last call; the full snapshot when due."""
+        snapshot = builder.update()
+        events = builder.events()
+        if events:
+            self._send(self.events, 'events', to_json(builder.event_batch(events)))
+        now = time.monotonic()
+        if snapshot is not None:
+            previous, self.previous = self.previous, snapshot
+            if same_structure(previous, snapshot):
+                assert previous is not None
+                self._send(self.delta, 'delta', to_json(self.tracker.delta(previous, snapshot)))
+                if not on_change and (heartbeat <= 0.0 or now - self._last_full < heartbeat):
+                    return
+            else:
+                self.tracker.reset()
+        elif heartbeat <= 0.0 or now - self._last_full < heartbeat:
+            return
+        else:
+            snapshot = builder.full()
+        self._last_full = now
+        self._send(self.snapshot, 'snapshot', builder.encode(snapshot))
+
+    def publish_status(self, text: str) -> None:
+        """Publish ``~/status``."""
+        self._send(self.status, 'status', text)
+
+    def _send(self, publisher: Any, topic: str, text: str) -> None:
+        self.bytes[topic] = self.bytes.get(topic, 0) + len(text)
+        self.counts[topic] = self.counts.get(topic, 0) + 1
+        publisher.publish(self._string(data=text))
+        if self.bag is not None:
+            try:
+                self.bag.write_text(self._names[topic], text)
+            except OSError as error:  # a full disk: the executive runs on, unrecorded
+                self._logger.error(f'recording stopped: {error}')
+                self.bag = None
+
+    def close(self) -> None:
+        """Finalise the recording, if any (idempotent)."""
+        if self.bag is not None:
+            bag, self.bag = self.bag, None
+            try:
+                bag.close()
+                self._logger.info(f'recorded {bag.messages} messages to '
+                                  f'{", ".join(bag.files)}')
+            except OSError as error:
+                self._logger.error(f'cannot finalise {bag.files[-1]}: {error}')
+
+
+__all__ = ['HISTORY', 'SnapshotTopics', 'history_qos']

@@ -1,0 +1,134 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""``bt-executive view --replay run.mcap``: the web page over a recording, with a timeline.
+
+The same server and page as the live view (:mod:`bt_executive.viewers.webview`), fed
+from a :class:`~bt_executive.observe.replay.Timeline` instead of ROS. Two more paths
+answer JSON (GET only, like the rest):
+
+=========================  ===========================================================
+``/replay/timeline``       the frames (tick, seconds since the start, root status) and
+                           the notes (a cut-off file, gaps)
+``/replay/frame?i=N``      frame N: ``{"index", "snapshot", "events"}`` (the snapshot as
+                           the live page showed it, the transitions up to it)
+``/replay/find?...``       ``from=N&node=ID&dir=1`` the next (``dir=-1`` previous) status
+                           change of a node; ``from=N&failure=1[&node=ID]`` the next
+                           FAILURE; ``tick=T`` the frame shown at tick T:
+                           ``{"index": N or null}``
+=========================  ===========================================================
+
+The page's ``timeline.js`` asks for ``/replay/timeline`` at start; in the live view that
+path is 404 and it stays hidden.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from typing import Any, Callable, Optional
+import urllib.parse
+
+from bt_executive.observe.bag import BagError
+from bt_executive.observe.replay import Timeline
+from bt_executive.viewers.webview import (DEFAULT_HOST, DEFAULT_PORT, is_loopback,
+                                          SnapshotHub, ViewServer)
+
+
+class ReplayService:
+    """Answer the ``/replay/...`` requests from one timeline (thread-safe: read-only)."""
+
+    def __init__(self, timeline: Timeline, source: str = '') -> None:
+        self.timeline = timeline
+        self.source = source
+
+    def answer(self, path: str, query: str) -> tuple[int, dict[str, Any]]:
+        """Return ``(HTTP status, JSON data)`` for a ``/replay/...`` request."""
+        values = {key: items[-1] for key, items in urllib.parse.parse_qs(query).items()}
+        timeline = self.timeline
+        try:
+            if path == '/replay/timeline':
+                return 200, dict(timeline.summary(), source=self.source)
+            if path == '/replay/frame':
+                index = self._index(values.get('i', '0'))
+                return 200, {'index': index, 'snapshot': timeline.frames[index],
+                             'events': timeline.events_until(index)}
+            if path == '/replay/find':
+                if 'tick' in values:
+                    return 200, {'index': timeline.at_tick(int(values['tick']))}
+                start = self._index(values.get('from', '0'))
+                step = -1 if values.get('dir') == '-1' else 1
+                node = values.get('node') or None
+                if values.get('failure'):
+                    return 200, {'index': timeline.next_failure(start, node, step)}
+                if node is None:
+                    return 400, {'error': '400 find: give node=ID, failure=1 or tick=T'}
+                return 200, {'index': timeline.next_change(start, node, step)}
+        except ValueError as error:
+            return 400, {'error': f'400 {error}'}
+        return 404, {'error': '404 not found'}
+
+    def _index(self, text: str) -> int:
+        index = int(text)
+        if not 0 <= index < len(self.timeline):
+            raise ValueError(f'frame {index} is not in 0..{len(self.timeline) - 1}')
+        return index
+
+
+def serve(path: str, *, node: Optional[str] = None, host: str = DEFAULT_HOST,
+          port: int = DEFAULT_PORT, verbose: bool = False) -> ViewServer:
+    """Return a view server over the recording ``path`` (not yet serving).
+
+    Raises:
+        BagError, ValueError: the recording cannot be read or has no snapshot.
+        OSError: the address cannot be bound.
+    """
+    timeline = Timeline.load(path, node)
+    hub = SnapshotHub()  # stays empty: the page shows the frames timeline.js fetches
+    server = ViewServer((host, port), hub, topic=f'{timeline.node} (replay of {path})',
+                        verbose=verbose)
+    server.replay = ReplayService(timeline, path)
+    return server
+
+
+def run(path: str, *, node: Optional[str] = None, host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT, verbose: bool = False,
+        out: Callable[[str], None] = print) -> int:
+    """Serve the replay until SIGINT or SIGTERM; return the exit code."""
+    try:
+        server = serve(path, node=node, host=host, port=port, verbose=verbose)
+    except (BagError, ValueError) as error:
+        print(f'bt-executive view: {error}', file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f'bt-executive view: cannot listen on {host}:{port}: {error}', file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    previous = {signum: signal.signal(signum, lambda *_: stop.set())
+                for signum in (signal.SIGINT, signal.SIGTERM)}
+    thread = threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.2},
+                              name='bt-executive-replay-http', daemon=True)
+    try:
+        thread.start()
+        timeline = server.replay.timeline
+        for note in timeline.notes:
+            print(f'bt-executive view: {note}', file=sys.stderr)
+        if not is_loopback(host):
+            print(f'bt-executive view: WARNING: listening on {host}, not loopback',
+                  file=sys.stderr)
+        shown = f'[{host}]' if ':' in host else host
+        out(f'bt-executive view: http://{shown}:{server.port}/  (replay of {path}: '
+            f'{len(timeline)} states of {timeline.node}; Ctrl-C to stop)')
+        while not stop.wait(1.0):
+            pass
+    finally:
+        server.hub.close()
+        server.shutdown()
+        thread.join(5.0)
+        server.server_close()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    return 0
+
+
+__all__ = ['ReplayService', 'run', 'serve']

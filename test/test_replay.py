@@ -1,0 +1,162 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""Replays (observe/replay.py, watch --replay, view --replay), without ROS.
+
+The recording is a ticked tree's snapshots and deltas written with BagWriter.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.request
+
+from bt_executive.observe.bag import BagWriter
+from bt_executive.observe.replay import Timeline
+from bt_executive.observe.snapshot import to_json
+from bt_executive.viewers import replay_watch
+from bt_executive.viewers.replay_web import serve
+import pytest
+
+sys.path.insert(0, __file__.rsplit('/', 1)[0])
+from test_delta import BUSY_TREE, runner_for  # noqa: E402, I100
+
+NODE = '/r/bt_executive'
+TOPICS = {f'{NODE}/snapshot': True, f'{NODE}/snapshot_delta': False, f'{NODE}/events': False}
+
+
+def record(path: str, ticks: int = 40, *, full_every_change: bool = False):
+    """Tick BUSY_TREE; write its first snapshot, deltas and events; return the snapshots."""
+    runner, builder, tracker = runner_for(BUSY_TREE, ['n', 'flag'])
+    clock = iter(range(10 ** 9, 10 ** 13, 10 ** 8)).__next__
+    live = []
+    with BagWriter(path, TOPICS, clock=clock) as writer:
+        previous = builder.update()
+        tracker.reset()
+        writer.write_text(f'{NODE}/snapshot', builder.encode(previous))
+        live.append(json.loads(to_json(previous)))
+        for _ in range(ticks):
+            runner.tick_once()
+            snapshot = builder.update()
+            events = builder.events()
+            if events:
+                writer.write_text(f'{NODE}/events', to_json(builder.event_batch(events)))
+            if snapshot is None:
+                continue
+            writer.write_text(f'{NODE}/snapshot_delta',
+                              to_json(tracker.delta(previous, snapshot)))
+            if full_every_change:
+                writer.write_text(f'{NODE}/snapshot', builder.encode(snapshot))
+            live.append(json.loads(to_json(snapshot)))
+            previous = snapshot
+    return live
+
+
+def test_the_replayed_state_at_each_tick_is_the_live_one(tmp_path):
+    path = str(tmp_path / 'run.mcap')
+    live = record(path)
+    timeline = Timeline.load(path)
+    assert timeline.node == NODE and not timeline.notes
+    assert timeline.frames == live
+    for snapshot in live:
+        tick = snapshot['tick']['count']
+        assert timeline.frames[timeline.at_tick(tick)] == snapshot
+    assert timeline.events and all(at < len(timeline) for at, _ in timeline.events)
+
+
+def test_jumps_to_changes_and_failures(tmp_path):
+    path = str(tmp_path / 'run.mcap')
+    record(path)
+    timeline = Timeline.load(path)
+    node = 'Main/root/count/every3'
+    first = timeline.next_change(0, node)
+    assert first is not None
+    assert timeline.status(first, node) != timeline.status(first - 1, node)
+    back = timeline.next_change(first, node, -1)
+    assert back is not None and back < first
+    failure = timeline.next_failure(0)
+    assert failure is not None
+    before, after = timeline.frames[failure - 1]['state'], timeline.frames[failure]['state']
+    assert any(after[i]['status'] == 'FAILURE' and before[i]['status'] != 'FAILURE'
+               for i in after)
+    assert timeline.next_failure(len(timeline) - 1) is None
+    assert timeline.next_failure(failure, step=-1) in (None, *range(failure))
+
+
+def test_watch_replay_prints_the_state_at_a_tick(tmp_path, capsys):
+    path = str(tmp_path / 'run.mcap')
+    live = record(path)
+    target = live[len(live) // 2]
+    tick = target['tick']['count']
+    assert replay_watch.run(path, tick=tick, once=True, color=False) == 0
+    out = capsys.readouterr().out
+    assert f'tick {tick}' in out and 'replay' in out
+    assert f"n: {target['blackboard']['n']}" in out.replace('=', ':') or \
+        str(target['blackboard']['n']) in out
+
+
+def test_watch_replay_keys_step_and_jump(tmp_path):
+    path = str(tmp_path / 'run.mcap')
+    record(path)
+    player = replay_watch.Player(Timeline.load(path))
+    assert player.act('next') and player.index == 1
+    assert player.act('previous') and player.index == 0
+    player.act('failure')
+    assert player.timeline.frames[player.index]['state'] and player.index > 0
+    player.act('node')
+    assert 'choose a node' in player.message
+    player.act('choose')
+    assert player.node is not None
+    player.act('last')
+    assert player.index == len(player.timeline) - 1
+    player.act('faster')
+    assert player.speed == 2.0 and 'x2' not in player.header()
+    assert not player.act('quit')
+
+
+def test_watch_replay_of_a_missing_or_foreign_file_says_why(tmp_path, capsys):
+    assert replay_watch.run(str(tmp_path / 'none.mcap'), once=True) == 1
+    assert 'cannot open' in capsys.readouterr().err
+    empty = tmp_path / 'empty.mcap'
+    with BagWriter(str(empty), TOPICS):
+        pass
+    assert replay_watch.run(str(empty), once=True) == 1
+    assert 'no ~/snapshot recorded' in capsys.readouterr().err
+
+
+def test_view_replay_serves_the_timeline_and_frames(tmp_path):
+    import threading
+
+    path = str(tmp_path / 'run.mcap')
+    live = record(path, full_every_change=True)
+    server = serve(path, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f'http://127.0.0.1:{server.port}'
+
+    def get(route: str):
+        with urllib.request.urlopen(base + route, timeout=10) as answer:
+            return json.loads(answer.read())
+
+    try:
+        timeline = get('/replay/timeline')
+        assert timeline['count'] == len(live) and timeline['node'] == NODE
+        middle = len(live) // 2
+        frame = get(f'/replay/frame?i={middle}')
+        assert frame['snapshot'] == live[middle]
+        tick = live[middle]['tick']['count']
+        assert get(f'/replay/find?tick={tick}')['index'] == middle
+        found = get('/replay/find?from=0&failure=1')['index']
+        assert found is not None and found > 0
+        change = get('/replay/find?from=0&node=Main/root/count/every3')['index']
+        assert change is not None
+        with pytest.raises(urllib.error.HTTPError) as error:
+            get('/replay/frame?i=99999')
+        assert error.value.code == 400
+        with urllib.request.urlopen(base + '/timeline.js', timeout=10) as answer:
+            assert b'replay/timeline' in answer.read()
+        with urllib.request.urlopen(base + '/', timeout=10) as answer:
+            assert b'timeline.js' in answer.read()
+    finally:
+        server.shutdown()
+        server.server_close()
