@@ -26,7 +26,6 @@ from bt_executive.ros.simclock import SimClockCheck
 from bt_executive.ros.snapshot_topics import SnapshotTopics
 from bt_executive.ros.spin import (CallbackFaults, freeze_startup_objects, make_executor,
                                    SignalWaker, StartInterrupted)
-from bt_executive.ros.subscriptions import qos_profile
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
 from bt_executive.ros.usage import handle_arguments
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog

@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 from typing import Any, Optional
 
-from bt_executive.observe.bag import BagWriter, TOPICS
 from bt_executive.observe.delta import DeltaTracker, same_structure
 from bt_executive.observe.snapshot import SnapshotBuilder, to_json
 
@@ -56,13 +55,14 @@ class SnapshotTopics:
         self.events = node.create_publisher(String, '~/events', history_qos())
         self.status = node.create_publisher(String, '~/status', qos_profile('latched'))
         self._logger = node.get_logger()
-        self.bag: Optional[BagWriter] = None
+        self.bag: Optional[Any] = None  # a BagWriter; mcap loads only when recording
         prefix = node.get_fully_qualified_name().rstrip('/')
         self._names = {'snapshot': f'{prefix}/snapshot', 'delta': f'{prefix}/snapshot_delta',
                        'events': f'{prefix}/events', 'status': f'{prefix}/status'}
         record = node.get_parameter('record_file').value \
             if node.has_parameter('record_file') else ''
         if record:
+            from bt_executive.observe.bag import BagWriter, TOPICS
             self.bag = BagWriter(record, {f'{prefix}/{name}': latched
                                           for name, latched in TOPICS.items()},
                                  max_size=int(node.get_parameter('record_max_size').value),

@@ -519,8 +519,9 @@
     });
   }
 
-  // What graph.js and search.js use: the state, folding and revealing (shared views).
-  window.btView = {view, setCollapsed, reveal, statusOf, labelOf};
+  // What graph.js and search.js use: the state, folding and revealing (shared views);
+  // added to the object the replay timeline uses (replay, show), not replacing it.
+  Object.assign(window.btView, {view, setCollapsed, reveal, statusOf, labelOf});
 
   function start() {
     $('expand-all').addEventListener('click', () => {
