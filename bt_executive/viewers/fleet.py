@@ -28,7 +28,6 @@ from __future__ import annotations
 import collections
 import json
 import os
-import signal
 import sys
 import threading
 import time
@@ -36,8 +35,9 @@ from typing import Any, Callable, Optional
 
 from bt_executive.observe.snapshot import to_json
 from bt_executive.ros.listener import EVENTS_DEPTH, SnapshotListener, split_node_name
-from bt_executive.viewers.webview import (DEFAULT_HOST, DEFAULT_PORT, is_loopback,
-                                          SnapshotHub, ViewRequestHandler, ViewServer)
+from bt_executive.viewers.serving import serve_until_signal
+from bt_executive.viewers.webview import (DEFAULT_HOST, DEFAULT_PORT, SnapshotHub,
+                                          ViewRequestHandler, ViewServer)
 
 #: Request path -> (packaged file, content type) of the fleet page.
 FLEET_FILES = {
@@ -393,30 +393,10 @@ def run(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, verbose: bool = F
     except OSError as error:
         print(f'bt-executive view: cannot listen on {host}:{port}: {error}', file=sys.stderr)
         return 1
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stop.set()
-
-    previous = {signum: signal.signal(signum, on_signal)
-                for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        view.start()
-        if not is_loopback(host):
-            print(f'bt-executive view: WARNING: listening on {host}, not loopback: anyone who '
-                  'can reach this address sees every tree and its blackboard', file=sys.stderr)
-        out(f'bt-executive view: {view.url}  (the fleet: every executive in the ROS graph; '
-            'Ctrl-C to stop)')
-        while not stop.wait(1.0):
-            if view.listener is not None and view.listener.errors:
-                print(f'bt-executive view: ROS error: {view.listener.errors[0]!r}',
-                      file=sys.stderr)
-                return 1
-    finally:
-        view.close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    return 0
+    return serve_until_signal(
+        view, tool='bt-executive view', host=host, exposed='every tree and its blackboard',
+        banner=lambda: f'bt-executive view: {view.url}  (the fleet: every executive in the ROS '
+                       'graph; Ctrl-C to stop)', out=out)
 
 
 __all__ = ['FLEET_FILES', 'FleetDirectory', 'FleetListener', 'FleetServer', 'FleetView',

@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import sys
 import threading
 from typing import Any, Callable, Optional
 
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
-from bt_executive.viewers.webview import is_loopback
+from bt_executive.viewers.serving import serve_until_signal
 
 DEFAULT_HOST = '127.0.0.1'
 #: The Foxglove app's default WebSocket address is ws://localhost:8765.
@@ -341,32 +340,12 @@ def run(*, namespace: str = '', node: str = DEFAULT_NODE, host: str = DEFAULT_HO
         print(f'bt-executive foxglove: cannot listen on {host}:{port}: {error}',
               file=sys.stderr)
         return 1
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stop.set()
-
-    previous = {signum: signal.signal(signum, on_signal)
-                for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        bridge.start()
-        if not is_loopback(host):
-            print(f'bt-executive foxglove: WARNING: listening on {host}, not loopback: anyone '
-                  'who can reach this address sees the tree and its blackboard',
-                  file=sys.stderr)
-        out(f'bt-executive foxglove: {bridge.url}  (Foxglove: Open connection > Foxglove '
-            f'WebSocket; topics {bridge.prefix}/nodes, /blackboard, /transitions, /status; '
-            'Ctrl-C to stop)')
-        while not stop.wait(1.0):
-            if bridge.listener is not None and bridge.listener.errors:
-                print(f'bt-executive foxglove: ROS error: {bridge.listener.errors[0]!r}',
-                      file=sys.stderr)
-                return 1
-    finally:
-        bridge.close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    return 0
+    return serve_until_signal(
+        bridge, tool='bt-executive foxglove', host=host,
+        exposed='the tree and its blackboard',
+        banner=lambda: f'bt-executive foxglove: {bridge.url}  (Foxglove: Open connection > '
+                       f'Foxglove WebSocket; topics {bridge.prefix}/nodes, /blackboard, '
+                       '/transitions, /status; Ctrl-C to stop)', out=out)
 
 
 __all__ = ['DEFAULT_HOST', 'DEFAULT_PORT', 'FoxgloveBridge', 'LOG_SCHEMA', 'NODES_SCHEMA',

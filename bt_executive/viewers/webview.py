@@ -31,10 +31,8 @@ from __future__ import annotations
 import collections
 import http.server
 import importlib.resources
-import ipaddress
 import json
 import selectors
-import signal
 import socket
 import socketserver
 import sys
@@ -46,6 +44,7 @@ import urllib.parse
 from bt_executive.observe.delta import SnapshotState
 from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
+from bt_executive.viewers.serving import is_loopback, serve_until_signal
 
 DEFAULT_HOST = '127.0.0.1'
 DEFAULT_PORT = 8765
@@ -87,17 +86,6 @@ def topic_names(namespace: str = '', node: str = DEFAULT_NODE) -> tuple[str, str
         ValueError: the namespace or the node name is not a valid ROS name.
     """
     return topic_name(namespace, node, 'snapshot'), topic_name(namespace, node, 'events')
-
-
-def is_loopback(host: str) -> bool:
-    """Return whether ``host`` (an address or ``localhost``) is a loopback address."""
-    host = host.strip('[]').lower()
-    if host == 'localhost' or host.endswith('.localhost'):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def load_assets() -> dict[str, bytes]:
@@ -652,31 +640,10 @@ def run(*, namespace: str = '', node: str = DEFAULT_NODE, host: str = DEFAULT_HO
     except OSError as error:
         print(f'bt-executive view: cannot listen on {host}:{port}: {error}', file=sys.stderr)
         return 1
-    stop = threading.Event()
-    received: list[int] = []
-
-    def on_signal(signum: int, frame: Any) -> None:
-        received.append(signum)
-        stop.set()
-
-    previous = {signum: signal.signal(signum, on_signal)
-                for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        view.start()
-        if not is_loopback(host):
-            print(f'bt-executive view: WARNING: listening on {host}, not loopback: anyone who '
-                  'can reach this address sees the tree and its blackboard', file=sys.stderr)
-        out(f'bt-executive view: {view.url}  (snapshots from {view.topic}; Ctrl-C to stop)')
-        while not stop.wait(1.0):
-            if view.listener is not None and view.listener.errors:
-                print(f'bt-executive view: ROS error: {view.listener.errors[0]!r}',
-                      file=sys.stderr)
-                return 1
-    finally:
-        view.close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    return 0
+    return serve_until_signal(
+        view, tool='bt-executive view', host=host, exposed='the tree and its blackboard',
+        banner=lambda: f'bt-executive view: {view.url}  (snapshots from {view.topic}; '
+                       'Ctrl-C to stop)', out=out)
 
 
 __all__ = ['DEFAULT_HOST', 'DEFAULT_NODE', 'DEFAULT_PORT', 'ROUTES', 'STATIC_FILES',
