@@ -46,7 +46,8 @@ from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
-from bt_executive.ros.executive import Executive, PARAMETERS, TICK_MODES
+from bt_executive.ros.executive import Executive
+from bt_executive.ros.parameters import PARAMETERS, TICK_MODES
 from bt_executive.ros.spin import freeze_startup_objects, make_executor, SignalWaker
 from bt_executive.ros.ticking import IdleTicker
 from bt_executive.ros.usage import handle_arguments

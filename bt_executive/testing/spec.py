@@ -268,7 +268,7 @@ def load_scenarios(path: str) -> list[Scenario]:
 
 def _parameters(reader: _Reader, node: Optional[YNode]) -> dict[str, Any]:
     """Read executive parameters: known names, values of the parameter's type."""
-    from bt_executive.ros.executive import PARAMETERS
+    from bt_executive.ros.parameters import PARAMETERS
     if node is None:
         return {}
     if not isinstance(node, YMap):

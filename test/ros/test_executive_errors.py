@@ -39,7 +39,7 @@ def run_executive(spawn: Callable[..., SpawnedProcess], *args: str) -> tuple[int
 
 
 def test_help_prints_the_parameters_and_starts_no_node(spawn: Callable[..., SpawnedProcess]):
-    from bt_executive.ros.executive import PARAMETERS
+    from bt_executive.ros.parameters import PARAMETERS
 
     code, out, err = run_executive(spawn, '--help')
     assert code == 0, err
