@@ -49,11 +49,12 @@ bench: $(STAMP)
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)
 
-# The web view's pictures in docs/ (graph view of a 500-node tree, search, the fleet page),
+# The web view's pictures in docs/ (graph view of a 500-node tree, search, the fleet page,
+# a recorded patrol replayed at a docking),
 # taken by the headless Chromium tests that check them.
 screenshots: $(STAMP) browser
 	BT_EXECUTIVE_SCREENSHOTS=docs $(PY) -m pytest -q test/ros/test_webview_graph.py \
-	  test/ros/test_fleet_view.py
+	  test/ros/test_fleet_view.py test/ros/test_replay_demo.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -74,6 +74,13 @@ def live_at(shown: list[dict[str, Any]], tick: int) -> Optional[dict[str, Any]]:
     return found
 
 
+def artefacts(tmp_path: pathlib.Path) -> pathlib.Path:
+    folder = os.environ.get('BT_EXECUTIVE_SCREENSHOTS')
+    path = pathlib.Path(folder) if folder else tmp_path
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def start(args: list[str], log: pathlib.Path) -> subprocess.Popen:
     with open(log, 'wb') as output:
         return subprocess.Popen([sys.executable, *args], stdout=output,
@@ -188,6 +195,8 @@ def test_two_recorded_laps_replay_as_they_were_shown_live(ros_node, browser, tmp
                             f'the replay at tick {tick} (state {expected})')
             assert_page_matches(page.evaluate('document.documentElement.outerHTML'),
                                 live_at(shown, tick))
+            if index == docking:  # the README's picture (make screenshots: in docs/)
+                page.screenshot(artefacts(tmp_path) / 'replay_view.png')
     finally:
         server.shutdown()
         server.server_close()

@@ -23,22 +23,8 @@
     return element;
   }
 
-  function style() {
-    const sheet = el('style');
-    sheet.textContent = `
-      #replay-bar { display: flex; flex-wrap: wrap; gap: .4rem .6rem; align-items: center;
-        padding: .4rem .8rem; border-bottom: 1px solid #8884; font-size: .9rem; }
-      #replay-bar input[type=range] { flex: 1 1 16rem; min-width: 10rem; }
-      #replay-bar button { min-width: 2rem; }
-      #replay-bar .replay-info { font-variant-numeric: tabular-nums; white-space: nowrap;
-        margin-right: .6rem; }
-      #replay-bar .replay-note { color: #b45309; flex-basis: 100%; }
-      #replay-bar select { max-width: 18rem; }`;
-    document.head.appendChild(sheet);
-  }
-
   function build(timeline) {
-    style();
+    // styled by style.css (#replay-bar): the page's CSP allows no inline style
     const bar = el('section', {id: 'replay-bar', 'aria-label': 'replay timeline'});
     const button = (id, text, title) => el('button', {id, type: 'button', title}, text);
     bar.append(
@@ -58,7 +44,7 @@
       speed.appendChild(option);
     }
     const tick = el('input', {id: 'replay-tick', type: 'number', min: '0',
-      placeholder: 'tick', title: 'go to the state at this tick', style: 'width: 6rem'});
+      placeholder: 'tick', title: 'go to the state at this tick'});
     const node = el('select', {id: 'replay-node', title: 'the node to follow'});
     node.appendChild(el('option', {value: ''}, 'any node'));
     bar.append(speed, tick,
