@@ -16,7 +16,8 @@ delta observer (:class:`~bt_executive.observe.delta.DeltaTracker`) say after eac
 
 With the parameter ``record_file`` set, every message of these topics is also written,
 as published, to that MCAP file (:class:`~bt_executive.observe.bag.BagWriter`; rotated
-at ``record_max_size``), finalised by :meth:`SnapshotTopics.close`.
+at ``record_max_size``; with ``record_foxglove``, the default, its Foxglove companion
+``run.foxglove.mcap`` too), finalised by :meth:`SnapshotTopics.close`.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class SnapshotTopics:
             self.bag = BagWriter(record, {f'{prefix}/{name}': latched
                                           for name, latched in TOPICS.items()},
                                  max_size=int(node.get_parameter('record_max_size').value),
+                                 foxglove=bool(node.get_parameter('record_foxglove').value),
                                  metadata={'node': prefix, 'recorded_by': 'the executive'})
             self._logger.info(f'recording {", ".join(self._names.values())} to {record}')
         self.tracker = DeltaTracker()
@@ -129,7 +131,7 @@ class SnapshotTopics:
             try:
                 bag.close()
                 self._logger.info(f'recorded {bag.messages} messages to '
-                                  f'{", ".join(bag.files)}')
+                                  f'{", ".join(bag.files + bag.foxglove_files)}')
             except OSError as error:
                 self._logger.error(f'cannot finalise {bag.files[-1]}: {error}')
 
