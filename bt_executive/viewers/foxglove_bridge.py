@@ -5,7 +5,8 @@
 A :class:`~bt_executive.ros.listener.SnapshotListener` follows the executive's
 ``~/snapshot``, ``~/snapshot_delta``, ``~/events`` and ``~/status``; a WebSocket server
 of the ``foxglove-sdk`` (Foxglove's own protocol, bound to 127.0.0.1 unless told
-otherwise) serves the four JSON channels with JSON schemas that
+otherwise; :class:`~bt_executive.observe.foxglove_server.FoxgloveServer`) serves the four
+JSON channels with JSON schemas that
 :mod:`bt_executive.observe.foxglove` derives from them (the same as a recording's
 ``.foxglove.mcap`` file): ``<node>/nodes`` (Table), ``<node>/blackboard`` (Plot),
 ``<node>/transitions`` (``foxglove.Log``: Log) and ``<node>/status``. ``<node>`` is the
@@ -15,22 +16,15 @@ executive's fully qualified name (``/bt_executive``, ``/robot1/bt_executive``).
 from __future__ import annotations
 
 import sys
-import threading
-import time
 from typing import Any, Callable, Optional
 
-from bt_executive.observe.foxglove import (CHANNELS, FoxgloveMessage, FoxgloveView,
-                                           INITIAL_SCHEMAS, TITLES)
+from bt_executive.observe.foxglove_server import DEFAULT_HOST, DEFAULT_PORT, FoxgloveServer
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
 from bt_executive.viewers.serving import serve_until_signal
 
-DEFAULT_HOST = '127.0.0.1'
-#: The Foxglove app's default WebSocket address is ws://localhost:8765.
-DEFAULT_PORT = 8765
 
-
-class FoxgloveBridge:
-    """Serves one executive's tree to Foxglove (see the module's table of channels).
+class FoxgloveBridge(FoxgloveServer):
+    """Serves one executive's tree to Foxglove, from a ROS listener of its topics.
 
     Args:
         namespace: the executive's namespace
@@ -47,63 +41,11 @@ class FoxgloveBridge:
     def __init__(self, *, namespace: str = '', node: str = DEFAULT_NODE,
                  host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
                  ros_args: Optional[list[str]] = None) -> None:
-        import foxglove
-
-        self._foxglove = foxglove
-        self.prefix = topic_name(namespace, node, 'x')[:-2]
+        prefix = topic_name(namespace, node, 'x')[:-2]
+        super().__init__(prefix, host=host, port=port)
         self.namespace, self.node = namespace, node
-        self.context = foxglove.Context()
-        self.server = foxglove.start_server(name=f'bt_executive {self.prefix}', host=host,
-                                            port=port, context=self.context)
-        self.host = host
-        self._lock = threading.Lock()
-        self.view = FoxgloveView()
-        #: channel name -> (schema text, the SDK's channel)
-        self.channels: dict[str, tuple[str, Any]] = {
-            name: (INITIAL_SCHEMAS[name], self._channel(name, INITIAL_SCHEMAS[name]))
-            for name in CHANNELS}
         self.listener: Optional[SnapshotListener] = None
         self._ros_args = ros_args
-
-    def _channel(self, name: str, schema: str) -> Any:
-        foxglove = self._foxglove
-        return foxglove.Channel(
-            f'{self.prefix}/{name}', message_encoding='json', context=self.context,
-            schema=foxglove.Schema(name=TITLES[name], encoding='jsonschema',
-                                   data=schema.encode('utf-8')))
-
-    @property
-    def port(self) -> int:
-        """Return the port the WebSocket server listens on."""
-        return int(self.server.port)
-
-    @property
-    def url(self) -> str:
-        """Return the address to open in Foxglove."""
-        host = f'[{self.host}]' if ':' in self.host else self.host
-        return f'ws://{host}:{self.port}'
-
-    @property
-    def errors(self) -> list[str]:
-        """Return the messages that could not be read (what was wrong)."""
-        return self.view.errors
-
-    # ---- from ROS --------------------------------------------------------------------
-
-    def put(self, topic: str, text: str) -> None:
-        """Publish what a message of the executive's ``topic`` makes (see FoxgloveView)."""
-        with self._lock:
-            for message in self.view.put(topic, text, time.monotonic()):
-                self.publish(message)
-
-    def publish(self, message: FoxgloveMessage) -> None:
-        """Log one message on its channel (advertised again when its schema changed)."""
-        schema, channel = self.channels[message.channel]
-        if message.schema != schema:  # a new blackboard key: a schema that names it
-            channel.close()
-            channel = self._channel(message.channel, message.schema)
-            self.channels[message.channel] = (message.schema, channel)
-        channel.log(message.encode())
 
     def put_snapshot(self, text: str) -> None:
         """Take a ``~/snapshot``."""
@@ -121,8 +63,6 @@ class FoxgloveBridge:
         """Take a ``~/status``."""
         self.put('status', text)
 
-    # ---- running ---------------------------------------------------------------------
-
     def start(self) -> 'FoxgloveBridge':
         """Start the ROS listener (background thread); the server is already serving."""
         self.listener = SnapshotListener(
@@ -135,7 +75,7 @@ class FoxgloveBridge:
         """Stop the listener and the server."""
         if self.listener is not None:
             self.listener.close()
-        self.server.stop()
+        super().close()
 
     def __enter__(self) -> 'FoxgloveBridge':
         """Start the bridge (see :meth:`start`)."""

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import struct
 from typing import Any, Callable
 
 from bt_executive.observe.delta import make_delta
 from bt_executive.observe.foxglove import (blackboard_message, flatten_numbers, FoxgloveView,
                                            log_messages, nodes_message)
-from helpers import SpawnedProcess, wait_for
+from helpers import free_port, SpawnedProcess, wait_for
 import pytest
 from test_webview import CLI, EXECUTIVE, FIRST_TREE, TIMEOUT, unique, write_tree
 
@@ -266,6 +267,43 @@ def read_companion(path: str) -> dict[str, Any]:
                                        'schema': schema.data.decode()}
             messages.setdefault(channel.topic, []).append(json.loads(message.data))
     return {'channels': channels, 'messages': messages}
+
+
+@pytest.mark.ros
+def test_the_executive_serves_foxglove_itself(spawn, tmp_path):
+    pytest.importorskip('foxglove')
+    namespace = unique('foxin')
+    tree = write_tree(tmp_path, 'first.yaml', FIRST_TREE)
+    port = free_port()
+    executive = spawn(EXECUTIVE, '--ros-args', '-r', f'__ns:=/{namespace}',
+                      '-p', f'tree_file:={tree}', '-p', 'tick_rate:=20.0',
+                      '-p', 'snapshot_keys:=[x]', '-p', f'foxglove_port:={port}')
+    prefix = f'/{namespace}/bt_executive'
+    topics = {f'{prefix}/{name}' for name in ('nodes', 'blackboard', 'transitions', 'status')}
+
+    def done(client: FoxgloveClient) -> bool:
+        nodes = client.received.get(f'{prefix}/nodes', [])
+        return bool(nodes and nodes[-1]['tick'] > 0
+                    and client.received.get(f'{prefix}/blackboard')
+                    and client.received.get(f'{prefix}/status'))
+
+    def connected() -> bool:  # the server starts with the node: wait for it, bounded
+        try:
+            with socket.create_connection(('127.0.0.1', port), timeout=1.0):
+                return True
+        except OSError:
+            return False
+
+    wait_for(connected, TIMEOUT, f'the executive to serve Foxglove on port {port}')
+    client = FoxgloveClient(f'ws://127.0.0.1:{port}')
+    asyncio.run(client.run(done, topics, TIMEOUT))
+    assert client.server_info['name'] == f'bt_executive {prefix}'
+    assert {channel['topic'] for channel in client.channels.values()} == topics
+    rows = {row['id']: row for row in client.received[f'{prefix}/nodes'][-1]['nodes']}
+    assert rows['Main/root/checks/too small']['feedback'] == 'x > 1 is false'
+    assert client.received[f'{prefix}/blackboard'][-1]['numbers'] == {'x': 0}
+    assert executive.stop() == 0
+    assert f'Foxglove on ws://127.0.0.1:{port}' in executive.stderr_text()
 
 
 @pytest.mark.ros
