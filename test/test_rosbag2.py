@@ -169,7 +169,8 @@ def test_what_our_reader_cannot_take_is_said(tmp_path, rosbags):
     (killed / 'metadata.yaml').unlink()
     bag = read_bag(str(killed))
     assert len(bag.messages) == len(messages) and 'no metadata.yaml' in bag.notes[0]
-    assert Timeline.load(str(killed)).frames == live
+    timeline = Timeline.load(str(killed))
+    assert timeline.frames == live and 'no metadata.yaml' in timeline.notes[0]
     compressed = tmp_path / 'compressed'
     write_rosbags(compressed, messages)
     metadata = (compressed / 'metadata.yaml').read_text()
