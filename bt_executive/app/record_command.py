@@ -5,9 +5,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from bt_executive.observe.bag import BagError, read_bag
+from bt_executive.observe.bag import Bag, BagError, foxglove_name, read_bag
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,9 +26,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='start a new file every S seconds (default: no limit)')
     parser.add_argument('--duration', type=float, metavar='S',
                         help='stop after S seconds (default: until Ctrl-C)')
+    parser.add_argument('--no-foxglove', dest='foxglove', action='store_false',
+                        help='do not write the Foxglove companion FILE.foxglove.mcap (the '
+                             "channels 'bt-executive foxglove' serves, for opening the "
+                             'recording in Foxglove); the bag itself is the same either way')
     parser.add_argument('--info', metavar='FILE',
                         help='print what a recording holds (channels, counts, duration, '
-                             'whether it was finalised) and exit')
+                             'whether it was finalised; FILE: an MCAP file, a rosbag2 '
+                             'directory or its metadata.yaml) and exit')
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,22 +52,45 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     return record(output=args.output, namespace=args.ns, node=args.node, max_size=max_size,
-                  max_duration=args.max_duration, duration=args.duration)
+                  max_duration=args.max_duration, duration=args.duration,
+                  foxglove=args.foxglove)
 
 
 def info(path: str) -> int:
-    """Print what the recording ``path`` holds; 1 if it is not readable or was cut off."""
+    """Print what the recording ``path`` holds; 1 if it is not readable or was cut off.
+
+    Beside an MCAP file, its Foxglove companion (``run.foxglove.mcap``) is described too.
+    """
     try:
         bag = read_bag(path)
     except BagError as error:
         print(f'bt-executive record: {error}', file=sys.stderr)
         return 1
-    print(f'{path}: profile {bag.profile or "-"}, {len(bag.messages)} messages, '
+    _describe(path, bag)
+    problems = [bag.truncated] if bag.truncated else []
+    companion = foxglove_name(path)
+    if os.path.isfile(path) and companion != path and os.path.isfile(companion):
+        try:
+            fox = read_bag(companion)
+        except BagError as error:
+            problems.append(str(error))
+        else:
+            print('Foxglove view (open it in Foxglove: Open local file):')
+            _describe(companion, fox)
+            if fox.truncated:
+                problems.append(fox.truncated)
+    for note in bag.notes:
+        print(f'bt-executive record: {note}', file=sys.stderr)
+    for problem in problems:
+        print(f'bt-executive record: {problem}', file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _describe(path: str, bag: Bag) -> None:
+    total = sum(bag.counts.values())
+    files = f' in {len(bag.files)} files' if len(bag.files) > 1 else ''
+    print(f'{path}: profile {bag.profile or "-"}, {total} messages{files}, '
           f'{bag.duration:.1f} s')
     for topic, (encoding, schema, schema_encoding) in sorted(bag.channels.items()):
         print(f'  {topic}  {schema} ({schema_encoding}, {encoding}): '
               f'{bag.counts.get(topic, 0)} messages')
-    if bag.truncated:
-        print(f'bt-executive record: {bag.truncated}', file=sys.stderr)
-        return 1
-    return 0

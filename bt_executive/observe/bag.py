@@ -11,12 +11,17 @@ metadata (``offered_qos_profiles``, as rosbag2 writes it), so the file is a rosb
 ...) when a file reaches ``max_size`` bytes or ``max_duration`` seconds; each new file
 starts with the last message of every latched topic again, so each replays on its own.
 It flushes a chunk at least every ``flush_period`` seconds: a process killed outright
-loses at most that much.
+loses at most that much. With ``foxglove``, each file ``run.mcap`` gets a companion
+``run.foxglove.mcap`` with the Foxglove channels the live bridge serves
+(:mod:`bt_executive.observe.foxglove`: JSON with JSON schemas). They are not in the bag
+itself: rosbag2's reader refuses a bag whose topics mix serialisation formats (``cdr``
+and ``json``), and so does every rosbag2 reader that expects ROS message definitions.
 
 :func:`read_bag` reads such a file (or a bag recorded by ``ros2 bag record`` of those
-topics) back with the ``mcap`` reader and ``mcap-ros2-support``'s decoder; a file that
-was not finalised (the recorder was killed) is read up to where it was cut and reported
-as such (:attr:`Bag.truncated`), never as a traceback.
+topics, or a rosbag2 directory: its ``metadata.yaml`` and MCAP files) back with the
+``mcap`` reader and ``mcap-ros2-support``'s decoder; a file that was not finalised (the
+recorder was killed) is read up to where it was cut and reported as such
+(:attr:`Bag.truncated`), never as a traceback.
 """
 
 from __future__ import annotations
@@ -28,11 +33,13 @@ import struct
 import time
 from typing import Any, BinaryIO, Callable, Iterable, Optional
 
+from bt_executive.observe.foxglove import FoxgloveMessage, FoxgloveView
 from mcap.exceptions import McapError
 from mcap.records import Channel, Footer, Header, Message, Schema
 from mcap.stream_reader import StreamReader
 from mcap.writer import CompressionType, Writer
 from mcap_ros2.decoder import DecoderFactory
+import yaml
 
 STRING_TYPE = 'std_msgs/msg/String'
 STRING_DEFINITION = b'string data\n'
@@ -50,6 +57,72 @@ def string_cdr(text: str) -> bytes:
     """Return ``std_msgs/msg/String(data=text)`` serialised as CDR (little endian)."""
     data = text.encode('utf-8')
     return b'\x00\x01\x00\x00' + struct.pack('<I', len(data) + 1) + data + b'\x00'
+
+
+def string_text(data: bytes) -> Optional[str]:
+    """Return the text of a CDR ``std_msgs/msg/String`` (None: not one)."""
+    if len(data) < 9 or data[1] not in (0, 1):
+        return None
+    size = int.from_bytes(data[4:8], 'little' if data[1] == 1 else 'big')
+    if size < 1 or 8 + size > len(data) or data[8 + size - 1] != 0:
+        return None
+    try:
+        return data[8:8 + size - 1].decode('utf-8')
+    except UnicodeDecodeError:
+        return None
+
+
+def foxglove_name(path: str) -> str:
+    """Return the Foxglove companion of a recording (``run.mcap`` -> ``run.foxglove.mcap``)."""
+    target = pathlib.Path(path)
+    return str(target.with_name(f'{target.stem}.foxglove{target.suffix or ".mcap"}'))
+
+
+class FoxgloveFile:
+    """An MCAP file of Foxglove channels: JSON messages with ``jsonschema`` schemas.
+
+    A channel is registered when its first message comes, and again (same topic, a new
+    schema) when a message carries another schema (the blackboard's numbers).
+    """
+
+    def __init__(self, path: str, metadata: Optional[dict[str, str]] = None) -> None:
+        self.path = path
+        self._stream: Optional[BinaryIO] = open(path, 'wb')
+        self._writer: Optional[Writer] = Writer(self._stream, chunk_size=256 * 1024,
+                                                compression=CompressionType.ZSTD)
+        self._writer.start(profile='', library='bt_executive')
+        if metadata:
+            self._writer.add_metadata('bt_executive', metadata)
+        self._channels: dict[str, tuple[str, int]] = {}
+        self.messages = 0
+
+    def write(self, topic: str, message: FoxgloveMessage, log_time: int) -> None:
+        """Write ``message`` on ``topic`` at ``log_time`` (ns)."""
+        assert self._writer is not None
+        known = self._channels.get(topic)
+        if known is None or known[0] != message.schema:
+            schema = self._writer.register_schema(message.schema_name, 'jsonschema',
+                                                  message.schema.encode('utf-8'))
+            known = (message.schema, self._writer.register_channel(
+                topic=topic, message_encoding='json', schema_id=schema))
+            self._channels[topic] = known
+        self._writer.add_message(channel_id=known[1], log_time=log_time,
+                                 publish_time=log_time, data=message.encode())
+        self.messages += 1
+
+    def flush(self) -> None:
+        """Write the chunk in progress."""
+        if self._writer is not None:
+            self._writer.flush()  # type: ignore[no-untyped-call]
+
+    def close(self) -> None:
+        """Finalise the file (idempotent)."""
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            writer.finish()  # type: ignore[no-untyped-call]
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
 
 
 def split_name(path: str, index: int) -> str:
@@ -70,12 +143,13 @@ class BagWriter:
         metadata: written as the ``bt_executive`` metadata record of every file
         flush_period: seconds between forced chunk flushes
         clock: nanoseconds since the epoch (log times)
+        foxglove: also write each file's Foxglove companion (:func:`foxglove_name`)
     """
 
     def __init__(self, path: str, topics: dict[str, bool], *, max_size: int = 0,
                  max_duration: float = 0.0, metadata: Optional[dict[str, str]] = None,
                  flush_period: float = 1.0,
-                 clock: Callable[[], int] = time.time_ns) -> None:
+                 clock: Callable[[], int] = time.time_ns, foxglove: bool = False) -> None:
         self.path = path
         self.topics = dict(topics)
         self.max_size = max_size
@@ -91,6 +165,13 @@ class BagWriter:
         self.messages = 0
         self.bytes = 0  # message data bytes (CDR), over every file
         self.started = time.monotonic()
+        self.foxglove = foxglove
+        #: the Foxglove companions written so far (the current one last)
+        self.foxglove_files: list[str] = []
+        #: messages written to the Foxglove companions
+        self.foxglove_messages = 0
+        self._views: dict[str, FoxgloveView] = {}
+        self._fox: Optional[FoxgloveFile] = None
         self._latest: dict[str, tuple[bytes, int]] = {}
         self._stream: Optional[BinaryIO] = None
         self._writer: Optional[Writer] = None
@@ -116,6 +197,13 @@ class BagWriter:
         if self.metadata:
             writer.add_metadata('bt_executive', self.metadata)
         self._writer = writer
+        if self.foxglove:
+            self._fox = FoxgloveFile(foxglove_name(name), self.metadata)
+            self.foxglove_files.append(self._fox.path)
+            stamp = max((at for _, at in self._latest.values()), default=0)
+            for prefix, view in self._views.items():  # the current state again
+                for message in view.latest():
+                    self._fox.write(f'{prefix}/{message.channel}', message, stamp)
         self._file_started = self._last_flush = time.monotonic()
         for topic, (data, stamp) in list(self._latest.items()):
             if self.topics.get(topic):  # latched: each split starts with the current one
@@ -125,8 +213,12 @@ class BagWriter:
         """Return the bytes written to the current file so far (flushed chunks)."""
         return self._stream.tell() if self._stream is not None else 0
 
-    def write(self, topic: str, data: bytes, log_time: Optional[int] = None) -> None:
-        """Write one message (CDR bytes of a ``std_msgs/msg/String``) of ``topic``."""
+    def write(self, topic: str, data: bytes, log_time: Optional[int] = None,
+              text: Optional[str] = None) -> None:
+        """Write one message (CDR bytes of a ``std_msgs/msg/String``) of ``topic``.
+
+        ``text`` is its text when the caller has it (else decoded for the companion).
+        """
         if self._writer is None:
             raise ValueError(f'{self.path}: the recording is closed')
         if topic not in self._channels:
@@ -140,6 +232,8 @@ class BagWriter:
             self._open()
         self._add(topic, data, stamp)
         self._latest[topic] = (data, stamp)
+        if self._fox is not None:
+            self._to_foxglove(topic, string_text(data) if text is None else text, stamp)
         self.counts[topic] = self.counts.get(topic, 0) + 1
         self.messages += 1
         self.bytes += len(data)
@@ -148,7 +242,20 @@ class BagWriter:
 
     def write_text(self, topic: str, text: str, log_time: Optional[int] = None) -> None:
         """Write one message given as its text (encoded as ``std_msgs/msg/String``)."""
-        self.write(topic, string_cdr(text), log_time)
+        self.write(topic, string_cdr(text), log_time, text)
+
+    def _to_foxglove(self, topic: str, text: Optional[str], stamp: int) -> None:
+        assert self._fox is not None
+        prefix, _, kind = topic.rpartition('/')
+        view = self._views.get(prefix)
+        if view is None:
+            view = self._views[prefix] = FoxgloveView()
+        if text is None:
+            view.errors.append(f'{topic}: not a std_msgs/msg/String')
+            return
+        for message in view.put(kind, text, stamp / 1e9):
+            self._fox.write(f'{prefix}/{message.channel}', message, stamp)
+            self.foxglove_messages += 1
 
     def _add(self, topic: str, data: bytes, stamp: int) -> None:
         assert self._writer is not None
@@ -165,8 +272,13 @@ class BagWriter:
         if self._writer is not None:
             self._writer.flush()  # type: ignore[no-untyped-call]
             self._last_flush = time.monotonic()
+        if self._fox is not None:
+            self._fox.flush()
 
     def _close_file(self) -> None:
+        if self._fox is not None:
+            fox, self._fox = self._fox, None
+            fox.close()
         if self._writer is not None:
             self._writer.finish()  # type: ignore[no-untyped-call]
             self._writer = None
@@ -198,16 +310,20 @@ class BagMessage:
 
 @dataclasses.dataclass
 class Bag:
-    """What :func:`read_bag` found in one file.
+    """What :func:`read_bag` found in a recording (one MCAP file or a rosbag2 directory).
 
     Attributes:
-        path: the file
+        path: the file or directory read
         messages: the string messages of the chosen topics, in log time order
         channels: topic -> (message encoding, schema name, schema encoding)
-        counts: topic -> messages read
-        truncated: why the file ends early ('' for a finalised file)
+        counts: topic -> messages read (strings; JSON messages of Foxglove channels)
+        truncated: why the recording ends early ('' for finalised files)
         profile: the header's profile (``ros2``)
         skipped: messages of other types or that could not be decoded
+        files: the MCAP files read, in order
+        notes: what else a reader should know (a rosbag2 directory without its
+            metadata.yaml)
+        log_times: (first, last) log time (ns) over every message counted
     """
 
     path: str
@@ -217,38 +333,110 @@ class Bag:
     truncated: str = ''
     profile: str = ''
     skipped: int = 0
+    files: list[str] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    log_times: tuple[int, int] = (0, 0)
 
     @property
     def duration(self) -> float:
         """Return seconds from the first message to the last (0 without messages)."""
-        if not self.messages:
-            return 0.0
-        return (self.messages[-1].log_time - self.messages[0].log_time) / 1e9
+        return (self.log_times[1] - self.log_times[0]) / 1e9
 
 
 class BagError(Exception):
     """A file that is not a readable MCAP recording (the message says why, and where)."""
 
 
+def bag_files(path: str) -> tuple[list[str], list[str]]:
+    """Return the MCAP files of a recording and notes on them.
+
+    ``path`` is an MCAP file, a rosbag2 directory (``ros2 bag record -s mcap``: its
+    ``metadata.yaml`` lists the files in order) or that ``metadata.yaml``. A directory
+    without ``metadata.yaml`` (a recorder killed before writing it) gives its ``.mcap``
+    files in the order of their split number.
+
+    Raises:
+        BagError: no such path, a bag in another storage (sqlite3), a compressed bag, a
+            metadata.yaml that is not rosbag2's, a directory without MCAP files.
+    """
+    target = pathlib.Path(path)
+    if target.name == 'metadata.yaml' and target.is_file():
+        target = target.parent
+    if not target.is_dir():
+        return [path], []
+    metadata = target / 'metadata.yaml'
+    if not metadata.is_file():
+        found = sorted(target.glob('*.mcap'), key=_split_order)
+        if not found:
+            sqlite = sorted(target.glob('*.db3'))
+            raise BagError(f'{path}: ' + (
+                f'a rosbag2 bag in sqlite3 storage ({sqlite[0].name}): only MCAP storage is '
+                'read; convert it with `ros2 bag convert` (storage_id: mcap)' if sqlite else
+                'no metadata.yaml and no .mcap file: not a rosbag2 bag'))
+        return [str(file) for file in found], [
+            f'{path}: no metadata.yaml (the recorder was killed?): read '
+            f'{", ".join(file.name for file in found)}']
+    try:
+        info = (yaml.safe_load(metadata.read_text(encoding='utf-8')) or {}
+                ).get('rosbag2_bagfile_information')
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError) as error:
+        raise BagError(f'{metadata}: not a rosbag2 metadata.yaml ({error})') from None
+    if not isinstance(info, dict):
+        raise BagError(f'{metadata}: not a rosbag2 metadata.yaml (no '
+                       'rosbag2_bagfile_information)')
+    storage = str(info.get('storage_identifier') or '')
+    if storage != 'mcap':
+        raise BagError(f'{path}: a rosbag2 bag in {storage or "unknown"} storage: only MCAP '
+                       'storage is read; convert it with `ros2 bag convert` (storage_id: '
+                       'mcap)')
+    if info.get('compression_mode') or info.get('compression_format'):
+        raise BagError(f'{path}: a compressed rosbag2 bag (compression_mode '
+                       f'{info.get("compression_mode")!r}, format '
+                       f'{info.get("compression_format")!r}) is not read; convert it without '
+                       'compression (`ros2 bag convert`); MCAP chunk compression is fine')
+    names = info.get('relative_file_paths') or []
+    if not isinstance(names, list) or not names:
+        raise BagError(f'{metadata}: lists no files (relative_file_paths)')
+    return [str(target / str(name)) for name in names], []
+
+
+def _split_order(file: pathlib.Path) -> tuple[int, str]:
+    number = file.stem.rpartition('_')[2]
+    return (int(number) if number.isdigit() else -1, file.name)
+
+
 def read_bag(path: str, topics: Optional[Iterable[str]] = None) -> Bag:
-    """Read the ``std_msgs/msg/String`` messages of a recording (an MCAP file).
+    """Read the ``std_msgs/msg/String`` messages of a recording.
 
     Args:
-        path: the file
+        path: an MCAP file, a rosbag2 directory or its metadata.yaml (see :func:`bag_files`)
         topics: only these topics (default: every ``std_msgs/msg/String`` topic)
 
     Returns:
-        the messages in log time order; :attr:`Bag.truncated` says whether and where the
-        file was cut off (then the messages are those before the cut).
+        the messages in log time order; :attr:`Bag.truncated` says whether and where a
+        file was cut off (then the messages are those before the cut). Messages of JSON
+        channels (a Foxglove companion) are counted, not kept.
 
     Raises:
-        BagError: the file cannot be opened, or is not MCAP at all.
+        BagError: a file cannot be opened, or is not MCAP at all (see :func:`bag_files`).
     """
+    files, notes = bag_files(path)
+    bag = Bag(path, [], {}, {}, files=files, notes=notes)
     wanted = None if topics is None else set(topics)
-    messages: list[BagMessage] = []
-    channels: dict[str, tuple[str, str, str]] = {}
-    counts: dict[str, int] = {}
-    truncated, profile, skipped = '', '', 0
+    times: list[int] = []
+    for file in files:
+        truncated = _read_file(file, bag, wanted, times)
+        if truncated and not bag.truncated:
+            bag.truncated = truncated
+    bag.messages.sort(key=lambda message: message.log_time)
+    if times:
+        bag.log_times = (min(times), max(times))
+    return bag
+
+
+def _read_file(path: str, bag: Bag, wanted: Optional[set[str]], times: list[int]) -> str:
+    """Add what the MCAP file ``path`` holds to ``bag``; return why it ends early, or ''."""
+    truncated = ''
     try:
         stream = open(path, 'rb')
     except OSError as error:
@@ -265,37 +453,17 @@ def read_bag(path: str, topics: Optional[Iterable[str]] = None) -> Bag:
         try:
             for record in StreamReader(stream, record_size_limit=1 << 30).records:
                 if isinstance(record, Header):
-                    profile = record.profile
+                    bag.profile = bag.profile or record.profile
                 elif isinstance(record, Schema):
                     schemas[record.id] = record
                 elif isinstance(record, Channel):
                     by_id[record.id] = record
                     schema = schemas.get(record.schema_id)
-                    channels.setdefault(record.topic, (
+                    bag.channels.setdefault(record.topic, (
                         record.message_encoding, schema.name if schema else '',
                         schema.encoding if schema else ''))
                 elif isinstance(record, Message):
-                    channel = by_id.get(record.channel_id)
-                    if channel is None:
-                        skipped += 1
-                        continue
-                    if wanted is not None and channel.topic not in wanted:
-                        continue
-                    schema = schemas.get(channel.schema_id)
-                    if schema is None or schema.name != STRING_TYPE \
-                            or channel.message_encoding != 'cdr':
-                        skipped += 1
-                        continue
-                    try:
-                        decode = factory.decoder_for(channel.message_encoding, schema)
-                        text = decode(record.data).data if decode is not None else None
-                    except (McapError, ValueError, UnicodeDecodeError, struct.error):
-                        text = None
-                    if not isinstance(text, str):
-                        skipped += 1
-                        continue
-                    messages.append(BagMessage(channel.topic, record.log_time, text))
-                    counts[channel.topic] = counts.get(channel.topic, 0) + 1
+                    _read_message(record, by_id, schemas, factory, bag, wanted, times)
                 elif isinstance(record, Footer):
                     ended = True
         except (McapError, struct.error, EOFError, ValueError, OSError) as error:
@@ -305,9 +473,39 @@ def read_bag(path: str, topics: Optional[Iterable[str]] = None) -> Bag:
         if not truncated and not ended:
             truncated = (f'{path}: the file has no footer ({size} bytes): it was not '
                          'finalised (the recorder was killed?); read what it holds')
-    messages.sort(key=lambda message: message.log_time)
-    return Bag(path, messages, channels, counts, truncated, profile, skipped)
+    return truncated
 
 
-__all__ = ['Bag', 'BagError', 'BagMessage', 'BagWriter', 'STRING_DEFINITION', 'STRING_TYPE',
-           'TOPICS', 'read_bag', 'split_name', 'string_cdr']
+def _read_message(record: Message, by_id: dict[int, Any], schemas: dict[int, Any],
+                  factory: DecoderFactory, bag: Bag, wanted: Optional[set[str]],
+                  times: list[int]) -> None:
+    channel = by_id.get(record.channel_id)
+    if channel is None:
+        bag.skipped += 1
+        return
+    if wanted is not None and channel.topic not in wanted:
+        return
+    if channel.message_encoding == 'json':  # a Foxglove channel: counted, not kept
+        bag.counts[channel.topic] = bag.counts.get(channel.topic, 0) + 1
+        times.append(record.log_time)
+        return
+    schema = schemas.get(channel.schema_id)
+    if schema is None or schema.name != STRING_TYPE or channel.message_encoding != 'cdr':
+        bag.skipped += 1
+        return
+    try:
+        decode = factory.decoder_for(channel.message_encoding, schema)
+        text = decode(record.data).data if decode is not None else None
+    except (McapError, ValueError, UnicodeDecodeError, struct.error):
+        text = None
+    if not isinstance(text, str):
+        bag.skipped += 1
+        return
+    bag.messages.append(BagMessage(channel.topic, record.log_time, text))
+    bag.counts[channel.topic] = bag.counts.get(channel.topic, 0) + 1
+    times.append(record.log_time)
+
+
+__all__ = ['Bag', 'BagError', 'BagMessage', 'BagWriter', 'FoxgloveFile', 'STRING_DEFINITION',
+           'STRING_TYPE', 'TOPICS', 'bag_files', 'foxglove_name', 'read_bag', 'split_name',
+           'string_cdr', 'string_text']

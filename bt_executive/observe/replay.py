@@ -108,6 +108,7 @@ class Timeline:
                        source=bag.path)
         if bag.truncated:
             timeline.notes.insert(0, bag.truncated)
+        timeline.notes[:0] = bag.notes  # e.g. a rosbag2 directory without metadata.yaml
         return timeline
 
     @classmethod

@@ -50,6 +50,13 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
     'record_file': ('', 'record ~/snapshot, ~/snapshot_delta, ~/events, ~/status to this MCAP '
                     "file ('' = off; docs/recording.md)", None, True),
     'record_max_size': (0, 'bytes per record_file split (0 = one file)', (0, 1 << 50), True),
+    'record_foxglove': (True, 'also write the Foxglove companion of record_file (run.mcap -> '
+                        'run.foxglove.mcap: the channels bt-executive foxglove serves)', None,
+                        True),
+    'foxglove_port': (0, 'serve the tree to the Foxglove app on this WebSocket port (0 = off; '
+                      'the channels of bt-executive foxglove)', (0, 65535), True),
+    'foxglove_address': ('127.0.0.1', 'address the Foxglove server binds (default loopback; '
+                         "only an explicit '0.0.0.0' opens every interface)", None, True),
     'groot2_port': (0, 'serve Groot2 monitoring on this TCP port (0 = off)', (0, 65535),
                     True),
     'groot2_address': ('127.0.0.1', 'address the Groot2 server binds (default loopback; only '

@@ -99,8 +99,10 @@ class Recorder:
 
 def run(*, output: str = 'run.mcap', namespace: str = '', node: str = DEFAULT_NODE,
         max_size: int = 0, max_duration: float = 0.0, duration: Optional[float] = None,
-        stream: Optional[TextIO] = None) -> int:
+        stream: Optional[TextIO] = None, foxglove: bool = True) -> int:
     """Record until a signal (or ``duration`` seconds); return the exit code.
+
+    With ``foxglove``, each file gets its Foxglove companion (``run.foxglove.mcap``).
 
     Returns:
         0 (also on SIGINT/SIGTERM/SIGHUP: the file is finalised); 1 when the file cannot
@@ -114,6 +116,7 @@ def run(*, output: str = 'run.mcap', namespace: str = '', node: str = DEFAULT_NO
         return 2
     try:
         writer = BagWriter(output, topics, max_size=max_size, max_duration=max_duration,
+                           foxglove=foxglove,
                            metadata={'namespace': namespace, 'node': node,
                                      'started': time.strftime('%Y-%m-%dT%H:%M:%S%z')})
     except OSError as error:
@@ -129,7 +132,8 @@ def run(*, output: str = 'run.mcap', namespace: str = '', node: str = DEFAULT_NO
     code = 0
     try:
         recorder = Recorder(writer, namespace=namespace, node=node)
-        print(f'bt-executive record: {", ".join(topics)} -> {output}  (Ctrl-C to stop)',
+        fox = f' (Foxglove: {writer.foxglove_files[0]})' if writer.foxglove_files else ''
+        print(f'bt-executive record: {", ".join(topics)} -> {output}{fox}  (Ctrl-C to stop)',
               file=stream, flush=True)
         while not stop:
             recorder.spin_once(0.2)
@@ -156,7 +160,7 @@ def run(*, output: str = 'run.mcap', namespace: str = '', node: str = DEFAULT_NO
             signal.signal(signum, handler)
     end = '\n' if tty else ''
     print(f'{end}{progress_line(writer, time.monotonic() - started)}; finalised '
-          f'{", ".join(writer.files)}', file=stream, flush=True)
+          f'{", ".join(writer.files + writer.foxglove_files)}', file=stream, flush=True)
     return code
 
 

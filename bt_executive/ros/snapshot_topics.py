@@ -16,7 +16,11 @@ delta observer (:class:`~bt_executive.observe.delta.DeltaTracker`) say after eac
 
 With the parameter ``record_file`` set, every message of these topics is also written,
 as published, to that MCAP file (:class:`~bt_executive.observe.bag.BagWriter`; rotated
-at ``record_max_size``), finalised by :meth:`SnapshotTopics.close`.
+at ``record_max_size``; with ``record_foxglove``, the default, its Foxglove companion
+``run.foxglove.mcap`` too), finalised by :meth:`SnapshotTopics.close`. With
+``foxglove_port`` set, the same messages feed a Foxglove WebSocket server
+(:class:`~bt_executive.observe.foxglove_server.FoxgloveServer`: the channels of
+``bt-executive foxglove``, served from inside the executive), stopped by ``close``.
 """
 
 from __future__ import annotations
@@ -66,8 +70,10 @@ class SnapshotTopics:
             self.bag = BagWriter(record, {f'{prefix}/{name}': latched
                                           for name, latched in TOPICS.items()},
                                  max_size=int(node.get_parameter('record_max_size').value),
+                                 foxglove=bool(node.get_parameter('record_foxglove').value),
                                  metadata={'node': prefix, 'recorded_by': 'the executive'})
             self._logger.info(f'recording {", ".join(self._names.values())} to {record}')
+        self.foxglove: Optional[Any] = self._start_foxglove(node, prefix)
         self.tracker = DeltaTracker()
         #: the last snapshot built (what the next delta starts from)
         self.previous: Optional[dict[str, Any]] = None
@@ -76,6 +82,33 @@ class SnapshotTopics:
         #: messages published on each topic
         self.counts = {'snapshot': 0, 'delta': 0, 'events': 0}
         self._last_full = -1.0
+
+    def _start_foxglove(self, node: Any, prefix: str) -> Optional[Any]:
+        """Start the Foxglove server if ``foxglove_port`` is set, else None.
+
+        A port in use or foxglove-sdk missing is logged as an error and the executive runs
+        on without it; the SDK is imported only here.
+        """
+        port = node.get_parameter('foxglove_port').value \
+            if node.has_parameter('foxglove_port') else 0
+        if not port:
+            return None
+        address = node.get_parameter('foxglove_address').value or '127.0.0.1'
+        try:
+            from bt_executive.observe.foxglove_server import FoxgloveServer
+            server = FoxgloveServer(prefix, host=address, port=port)
+        except ImportError:
+            self._logger.error('Foxglove is off: the foxglove-sdk package is not installed '
+                               '(pip install foxglove-sdk)')
+            return None
+        except RuntimeError as error:
+            self._logger.error(f'Foxglove is off: cannot listen on {address}:{port}: {error}')
+            return None
+        if address not in ('127.0.0.1', '::1', 'localhost'):
+            self._logger.warning(f'Foxglove server on {address}, not loopback: anyone who '
+                                 'can reach it sees the tree and its blackboard')
+        self._logger.info(f'Foxglove on {server.url} (Open connection > Foxglove WebSocket)')
+        return server
 
     def install(self, runner: Any) -> None:
         """Observe a new tree's runner (call with the new snapshot builder)."""
@@ -115,6 +148,8 @@ class SnapshotTopics:
         self.bytes[topic] = self.bytes.get(topic, 0) + len(text)
         self.counts[topic] = self.counts.get(topic, 0) + 1
         publisher.publish(self._string(data=text))
+        if self.foxglove is not None:
+            self.foxglove.put(self._names[topic], text)
         if self.bag is not None:
             try:
                 self.bag.write_text(self._names[topic], text)
@@ -123,13 +158,16 @@ class SnapshotTopics:
                 self.bag = None
 
     def close(self) -> None:
-        """Finalise the recording, if any (idempotent)."""
+        """Finalise the recording and stop the Foxglove server, if any (idempotent)."""
+        if self.foxglove is not None:
+            server, self.foxglove = self.foxglove, None
+            server.close()
         if self.bag is not None:
             bag, self.bag = self.bag, None
             try:
                 bag.close()
                 self._logger.info(f'recorded {bag.messages} messages to '
-                                  f'{", ".join(bag.files)}')
+                                  f'{", ".join(bag.files + bag.foxglove_files)}')
             except OSError as error:
                 self._logger.error(f'cannot finalise {bag.files[-1]}: {error}')
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import struct
 from typing import Any, Callable
 
-from bt_executive.viewers.foxglove_bridge import (blackboard_message, flatten_numbers,
-                                                  log_messages, nodes_message)
-from helpers import SpawnedProcess, wait_for
+from bt_executive.observe.delta import make_delta
+from bt_executive.observe.foxglove import (blackboard_message, flatten_numbers, FoxgloveView,
+                                           log_messages, nodes_message)
+from helpers import free_port, SpawnedProcess, wait_for
 import pytest
 from test_webview import CLI, EXECUTIVE, FIRST_TREE, TIMEOUT, unique, write_tree
 
@@ -57,27 +59,55 @@ def test_nodes_and_transitions_as_panels_expect_them():
         'file': 't.yaml', 'line': 3}]
 
 
+def test_the_view_follows_deltas_and_repeats_heartbeats_once_a_period():
+
+    snapshot = {'schema': 'bt_executive/snapshot/1', 'session': 's', 'revision': 1, 'seq': 1,
+                'tree': 'Main', 'tick': {'count': 1}, 'root_status': 'RUNNING',
+                'nodes': [{'id': 'Main/a', 'name': 'a', 'type': 'Running', 'kind': 'leaf',
+                           'depth': 0, 'loc': 'm.yaml:4:7', 'children': []}],
+                'state': {'Main/a': {'status': 'RUNNING', 'feedback': ''}},
+                'blackboard': {'x': 1}}
+    view = FoxgloveView(repeat_period=1.0)
+    first = view.put('/n/snapshot', json.dumps(snapshot), 10.0)
+    assert [m.channel for m in first] == ['nodes', 'blackboard']
+    assert json.loads(first[1].schema)['properties']['numbers']['properties'] == {
+        'x': {'type': 'number'}}
+    assert view.put('/n/snapshot', json.dumps(snapshot), 10.5) == []  # a heartbeat, early
+    assert len(view.put('/n/snapshot', json.dumps(snapshot), 11.0)) == 2  # repeated
+    after = dict(snapshot, seq=2, tick={'count': 2}, blackboard={'x': 2, 'y': True},
+                 state={'Main/a': {'status': 'RUNNING', 'feedback': 'busy'}})
+    delta = make_delta(dict(snapshot, stamp=1.0), dict(after, stamp=2.0))
+    changed = view.put('/n/snapshot_delta', json.dumps(delta), 11.1)
+    assert [m.channel for m in changed] == ['nodes', 'blackboard']
+    assert changed[0].data['nodes'][0]['feedback'] == 'busy'
+    assert changed[1].schema != first[1].schema and changed[1].data['numbers'] == {
+        'x': 2, 'y': 1}
+    assert view.put('/n/status', '[1]', 12.0) == [] and view.errors == ['/n/status: not a '
+                                                                        'JSON object']
+
+
 def test_transitions_that_overtake_their_snapshot_wait_for_it():
     pytest.importorskip('foxglove')
     from bt_executive.viewers.foxglove_bridge import FoxgloveBridge
     bridge = FoxgloveBridge(port=0)
     logged: list[dict[str, Any]] = []
     try:
-        real = bridge.transitions
+        publish = bridge.publish
 
-        class Recorder:
-            def log(self, message: dict[str, Any]) -> None:
-                logged.append(message)
-                real.log(message)
+        def keep(message) -> None:
+            if message.channel == 'transitions':
+                logged.append(message.data)
+            publish(message)
 
-        bridge.transitions = Recorder()
+        bridge.publish = keep
         batch = {'session': 's', 'revision': 1, 'events': [
             {'id': 'Main/a', 'from': 'INVALID', 'to': 'RUNNING', 'time': 1.0, 'tick': 1,
              'reason': ''}]}
         bridge.put_events(json.dumps(batch))
         assert logged == []
         bridge.put_snapshot(json.dumps({
-            'session': 's', 'revision': 1, 'tree': 'Main', 'root': 'Main/a',
+            'schema': 'bt_executive/snapshot/1', 'seq': 1, 'session': 's', 'revision': 1,
+            'tree': 'Main', 'root': 'Main/a',
             'nodes': [{'id': 'Main/a', 'name': 'a', 'type': 'Running', 'kind': 'leaf',
                        'depth': 0, 'loc': 'm.yaml:4:7', 'children': []}],
             'state': {'Main/a': {'status': 'RUNNING', 'feedback': ''}}}))
@@ -148,8 +178,11 @@ def test_a_foxglove_client_sees_the_live_tree(spawn: Callable[..., SpawnedProces
     from bt_executive.viewers.foxglove_bridge import FoxgloveBridge
     namespace = unique('fox')
     tree = write_tree(tmp_path, 'first.yaml', FIRST_TREE)
-    spawn(EXECUTIVE, '--ros-args', '-r', f'__ns:=/{namespace}', '-p', f'tree_file:={tree}',
-          '-p', 'tick_rate:=20.0', '-p', 'snapshot_keys:=[x, mode, missing]')
+    recording = tmp_path / 'live.mcap'
+    executive = spawn(EXECUTIVE, '--ros-args', '-r', f'__ns:=/{namespace}',
+                      '-p', f'tree_file:={tree}', '-p', 'tick_rate:=20.0',
+                      '-p', 'snapshot_keys:=[x, mode, missing]',
+                      '-p', f'record_file:={recording}', grace=15.0)
     prefix = f'/{namespace}/bt_executive'
     topics = {f'{prefix}/{name}' for name in ('nodes', 'blackboard', 'transitions', 'status')}
     with FoxgloveBridge(namespace=namespace, port=0) as bridge:
@@ -204,6 +237,73 @@ def test_a_foxglove_client_sees_the_live_tree(spawn: Callable[..., SpawnedProces
     assert failed['level'] == 3 and failed['message'].endswith('x > 1 is false')
     status = client.received[f'{prefix}/status'][-1]
     assert status['tree'] == 'Main' and status['root_status'] == 'RUNNING'
+    # the executive's recording: its Foxglove companion has the same channels, schemas and
+    # messages (the last table served, every transition served)
+    assert executive.stop() == 0
+    recorded = read_companion(str(recording).replace('.mcap', '.foxglove.mcap'))
+    assert {topic: (channel['encoding'], channel['schemaEncoding'], channel['schemaName'])
+            for topic, channel in recorded['channels'].items()} == schemas
+    for topic, channel in advertised.items():
+        assert json.loads(recorded['channels'][topic]['schema']) == \
+            json.loads(channel['schema']), topic
+    assert table in recorded['messages'][f'{prefix}/nodes']
+    assert all(log in recorded['messages'][f'{prefix}/transitions'] for log in logs)
+    assert status in recorded['messages'][f'{prefix}/status']
+
+
+def read_companion(path: str) -> dict[str, Any]:
+    """Read a Foxglove companion with the mcap reader: the last channel of each topic."""
+    from mcap.reader import make_reader
+
+    channels: dict[str, dict[str, Any]] = {}
+    messages: dict[str, list[Any]] = {}
+    with open(path, 'rb') as stream:
+        reader = make_reader(stream)
+        assert reader.get_summary() is not None, f'{path} was not finalised'
+        for schema, channel, message in reader.iter_messages():
+            channels[channel.topic] = {'encoding': channel.message_encoding,
+                                       'schemaEncoding': schema.encoding,
+                                       'schemaName': schema.name,
+                                       'schema': schema.data.decode()}
+            messages.setdefault(channel.topic, []).append(json.loads(message.data))
+    return {'channels': channels, 'messages': messages}
+
+
+@pytest.mark.ros
+def test_the_executive_serves_foxglove_itself(spawn, tmp_path):
+    pytest.importorskip('foxglove')
+    namespace = unique('foxin')
+    tree = write_tree(tmp_path, 'first.yaml', FIRST_TREE)
+    port = free_port()
+    executive = spawn(EXECUTIVE, '--ros-args', '-r', f'__ns:=/{namespace}',
+                      '-p', f'tree_file:={tree}', '-p', 'tick_rate:=20.0',
+                      '-p', 'snapshot_keys:=[x]', '-p', f'foxglove_port:={port}')
+    prefix = f'/{namespace}/bt_executive'
+    topics = {f'{prefix}/{name}' for name in ('nodes', 'blackboard', 'transitions', 'status')}
+
+    def done(client: FoxgloveClient) -> bool:
+        nodes = client.received.get(f'{prefix}/nodes', [])
+        return bool(nodes and nodes[-1]['tick'] > 0
+                    and client.received.get(f'{prefix}/blackboard')
+                    and client.received.get(f'{prefix}/status'))
+
+    def connected() -> bool:  # the server starts with the node: wait for it, bounded
+        try:
+            with socket.create_connection(('127.0.0.1', port), timeout=1.0):
+                return True
+        except OSError:
+            return False
+
+    wait_for(connected, TIMEOUT, f'the executive to serve Foxglove on port {port}')
+    client = FoxgloveClient(f'ws://127.0.0.1:{port}')
+    asyncio.run(client.run(done, topics, TIMEOUT))
+    assert client.server_info['name'] == f'bt_executive {prefix}'
+    assert {channel['topic'] for channel in client.channels.values()} == topics
+    rows = {row['id']: row for row in client.received[f'{prefix}/nodes'][-1]['nodes']}
+    assert rows['Main/root/checks/too small']['feedback'] == 'x > 1 is false'
+    assert client.received[f'{prefix}/blackboard'][-1]['numbers'] == {'x': 0}
+    assert executive.stop() == 0
+    assert f'Foxglove on ws://127.0.0.1:{port}' in executive.stderr_text()
 
 
 @pytest.mark.ros

@@ -32,7 +32,8 @@ UNUSED = ('bt_executive.observe.groot2', 'zmq', 'msgpack', 'bt_executive.viewers
           'bt_executive.formats.btcpp', 'bt_executive.formats.dot',
           'bt_executive.formats.schema', 'bt_executive.formats.reference', 'bt_executive.app',
           'bt_executive.testing', 'bt_executive.sim', 'jsonschema', 'rich', 'http.server',
-          'mcap', 'mcap_ros2', 'bt_executive.observe.bag', 'foxglove')
+          'mcap', 'mcap_ros2', 'bt_executive.observe.bag', 'bt_executive.observe.foxglove',
+          'bt_executive.observe.foxglove_server', 'foxglove')
 
 IMPORT_ONLY = 'import bt_executive.ros.executive'
 

@@ -18,7 +18,8 @@ import sys
 import time
 import uuid
 
-from bt_executive.observe.bag import BagWriter, read_bag, split_name
+from bt_executive.observe.bag import BagWriter, foxglove_name, read_bag, split_name
+from bt_executive.observe.foxglove import CHANNELS, TITLES
 from executive_host import write_tree
 from helpers import wait_for
 import pytest
@@ -207,9 +208,13 @@ def test_a_signal_finalises_every_split(tmp_path, signum):
     assert recorder.returncode == 0, err
     assert 'Traceback' not in err and 'finalised' in err, err
     assert 'messages' in err and 'snapshot_delta' in err
-    files = sorted(tmp_path.glob('run_*.mcap'))
+    files = sorted(tmp_path.glob('run_*[0-9].mcap'))
     assert len(files) >= 2
-    for file in files:
+    node = f'{namespace}/bt_executive'
+    for file in files:  # each split with its Foxglove companion, which starts with a table
+        companion = read_bag(str(foxglove_name(str(file))))
+        assert not companion.truncated and companion.counts.get(f'{node}/nodes', 0) >= 1
+        assert set(companion.channels) <= {f'{node}/{name}' for name in CHANNELS}
         counts, channels = mcap_counts(str(file))
         assert len(channels) == 4
         assert counts.get(f'{namespace}/bt_executive/snapshot', 0) >= 1, file  # repeated
@@ -267,4 +272,28 @@ def test_the_executive_records_itself_and_finalises_on_sigint(tmp_path):
     assert set(channels) == {f'{node}/{suffix}' for suffix in SUFFIXES}
     assert counts[f'{node}/snapshot_delta'] >= 5 and counts[f'{node}/status'] >= 1
     assert 'recorded' in log.read_text()
-    replay_equals_live(read_bag(str(path)), node, minimum=5)
+    bag = read_bag(str(path))
+    replay_equals_live(bag, node, minimum=5)
+    # the Foxglove companion: the four channels of the live bridge, JSON with JSON schemas
+    companion = read_bag(foxglove_name(str(path)))
+    assert not companion.truncated and str(path.with_name('self.foxglove.mcap')) in \
+        log.read_text()
+    assert companion.channels == {f'{node}/{name}': ('json', TITLES[name], 'jsonschema')
+                                  for name in CHANNELS}
+    assert companion.counts[f'{node}/nodes'] >= 5
+    rosbags_reads(str(path), bag)
+
+
+def rosbags_reads(path: str, bag) -> None:
+    """Read ``path`` with rosbags (an independent rosbag2 reader): the same as read_bag."""
+    rosbag2 = pytest.importorskip('rosbags.rosbag2', reason='in requirements-test.txt')
+    from rosbags.typesys import get_typestore, Stores
+
+    store = get_typestore(Stores.ROS2_KILTED)
+    with rosbag2.Reader(path) as reader:
+        assert {topic: info.msgtype for topic, info in reader.topics.items()} == \
+            dict.fromkeys(bag.channels, 'std_msgs/msg/String')
+        read = [(connection.topic, stamp,
+                 store.deserialize_cdr(data, connection.msgtype).data)
+                for connection, stamp, data in reader.messages()]
+    assert sorted(read) == sorted((m.topic, m.log_time, m.text) for m in bag.messages)
