@@ -103,6 +103,7 @@ class Recording:
         self.live = groot2.Groot2Server(0)
         self.served: list[Served] = []
         self.revision = 0
+        self.session = 's1'
         self.registry = default_registry()
 
     def install(self, file_name: str, text: str) -> None:
@@ -119,7 +120,8 @@ class Recording:
         self.builder = SnapshotBuilder(self.runner.tracker, tree_name=name,
                                        source_file=str(file), revision=self.revision,
                                        blackboard_keys=['*'], document=document,
-                                       session='s1', clock=iter(range(1, 10 ** 6)).__next__)
+                                       session=self.session,
+                                       clock=iter(range(1, 10 ** 6)).__next__)
         self.tracker = DeltaTracker()
         self.runner.add_observer(self.builder)
         self.runner.add_observer(self.tracker)
@@ -181,9 +183,9 @@ def replayed(tmp_path):
     server.close()
 
 
-def status_of(port: int) -> tuple[bytes, bytes]:
+def status_of(port: int, timeout: float = TIMEOUT) -> tuple[bytes, bytes]:
     """Ask for the statuses over ZMQ; return (tree UUID, payload)."""
-    reply = ask(port, header('S'))
+    reply = ask(port, header('S'), timeout=timeout)
     assert reply[0][:6] == header('S'), reply
     return reply[0][6:], reply[1]
 
@@ -257,6 +259,27 @@ def test_blackboard_requests_answer_the_recorded_blackboard_of_the_state(replaye
         reply = ask(replay.server.port, header('B'), f'{name};nothing'.encode())
         assert msgpack.unpackb(reply[1]) == {name: recording.served[index].blackboard}
     assert msgpack.unpackb(ask(replay.server.port, header('B'), b'nothing')[1]) is None
+
+
+def test_a_reload_and_a_restart_are_new_trees_for_groot2(tmp_path):
+    recording = Recording(tmp_path)
+    try:
+        recording.install('mission.yaml', MISSION)
+        recording.tick(4)
+        recording.install('mission.yaml', MISSION)  # ~/reload: revision 2
+        recording.tick(4)
+        recording.session, recording.revision = 's2', 0  # the executive restarted
+        recording.install('mission.yaml', MISSION)
+        recording.tick(4)
+    finally:
+        recording.close()
+    replay = Groot2Replay(Timeline.load(recording.path), recording=recording.path)
+    assert not replay.notes
+    trees = [replay.tree(index) for index in range(len(replay.timeline))]
+    assert len({tree.uuid for tree in trees}) == 3
+    assert {tree.xml for tree in trees} == {recording.served[0].xml}
+    for index, served in enumerate(recording.served):
+        assert replay.status(index) == served.status, f'state {index}'
 
 
 # ---- the tree file is gone or changed: the XML from the recording ------------------------
@@ -334,7 +357,8 @@ def test_the_web_replay_serves_groot2_the_frame_the_page_fetched(tmp_path):
             url = f'http://127.0.0.1:{server.port}/replay/frame?i={index}'
             with urllib.request.urlopen(url, timeout=TIMEOUT) as answer:
                 assert json.loads(answer.read())['index'] == index
-            assert status_of(port)[1] == recording.served[index].status
+            wait_for(lambda: status_of(port)[1] == recording.served[index].status, TIMEOUT,
+                     f'Groot2 to serve state {index}')  # served from a thread: no wait
     finally:
         server.shutdown()
         replay_web.close(server)
@@ -391,7 +415,7 @@ def test_the_groot2_command_holds_a_tick_or_plays_to_the_end(tmp_path):
     held, port = groot2_command(tmp_path, '--replay', recording.path, '--tick',
                                 str(middle.tick), '--speed', '0')
     try:
-        assert status_of(port)[1] == middle.status
+        assert status_of(port, 60.0)[1] == middle.status  # (a loaded machine starts slowly)
         assert held.stop() == 0
         assert 'Groot2 on 127.0.0.1' in held.stdout_text()
     finally:
@@ -399,11 +423,25 @@ def test_the_groot2_command_holds_a_tick_or_plays_to_the_end(tmp_path):
     played, port = groot2_command(tmp_path, '--replay', recording.path, '--speed', '64')
 
     def at_the_end() -> Optional[bool]:
-        return status_of(port)[1] == served[-1].status or None
+        return status_of(port, 60.0)[1] == served[-1].status or None
 
     try:
         wait_for(at_the_end, 60.0, 'the played replay to reach its last state')
+        wait_for(lambda: f'the last state (tick {served[-1].tick})' in played.stdout_text(),
+                 TIMEOUT, 'the line saying so')
         assert played.stop() == 0
-        assert f'the last state (tick {served[-1].tick})' in played.stdout_text()
     finally:
         played.stop()
+
+
+def test_viewers_never_wait_for_groot2_and_the_latest_state_wins(replayed):
+    recording, replay = replayed
+    port = replay.server.port
+    last = len(recording.served) - 1
+    for index in [last, 0, 20, 3, last - 1, 9]:
+        replay.follow(index)  # returns at once; computed and served from a thread
+    wait_for(lambda: status_of(port)[1] == recording.served[9].status, TIMEOUT,
+             'Groot2 to serve the state asked for last')
+    replay.close()
+    assert not any(thread.name == 'groot2-replay' for thread in threading.enumerate())
+    replay.follow(4)  # after close: ignored

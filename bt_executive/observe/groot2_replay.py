@@ -29,6 +29,7 @@ serves both; only the views come from elsewhere.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 import threading
 from typing import Any, Optional
@@ -39,7 +40,7 @@ from bt_executive.observe.groot2 import (buffer_uids, Groot2Server, grouped_orde
                                          new_tree_uuid, served_xml, StatusBuffer,
                                          tree_element, TreeView)
 from bt_executive.observe.replay import Timeline
-from bt_executive.observe.snapshot import spec_params
+from bt_executive.observe.snapshot import spec_params, to_json
 from py_trees.common import Status
 
 #: States between two kept status buffers.
@@ -49,6 +50,7 @@ REBUILT = ('the tree XML is rebuilt from the recording (bt_executive node types,
            'as recorded)')
 
 _STATUSES = {status.name: status for status in Status}
+_STATUS = operator.itemgetter('status')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -300,11 +302,16 @@ class Groot2Replay:
         self._starts: list[int] = []
         self._trees: dict[int, ReplayedTree] = {}
         previous: Any = None
+        made: dict[tuple[str, str, str], tuple[ReplayedTree, str]] = {}
         for index, frame in enumerate(timeline.frames):
             key = (frame.get('session'), frame.get('revision'))
             if index == 0 or key != previous:
-                tree, note = replayed_tree(frame, registry, directories=directories)
-                self._trees[index] = tree
+                same = (str(frame.get('source_file')), str(frame.get('tree')),
+                        to_json(frame['nodes']))  # e.g. reloads of one file: made once
+                if same not in made:
+                    made[same] = replayed_tree(frame, registry, directories=directories)
+                tree, note = made[same]
+                self._trees[index] = dataclasses.replace(tree, uuid=new_tree_uuid())
                 if note and note not in self.notes:
                     self.notes.append(note)
             self._starts.append(self._starts[-1] if index and key == previous else index)
@@ -312,6 +319,10 @@ class Groot2Replay:
         self._checkpoints: dict[int, StatusBuffer] = {}
         self._last: Optional[tuple[int, StatusBuffer]] = None
         self._lock = threading.RLock()
+        self._wake = threading.Condition()
+        self._wanted: Optional[int] = None
+        self._worker: Optional[threading.Thread] = None
+        self._closed = False
 
     def tree(self, index: int) -> ReplayedTree:
         """Return the tree served at state ``index``."""
@@ -340,6 +351,50 @@ class Groot2Replay:
             if self.server is not None:
                 self.server.publish(view)
 
+    def follow(self, index: int) -> None:
+        """Serve state ``index`` soon, from a thread of its own; never waits.
+
+        For viewers: a jump far from the states computed so far may take a while (about
+        0.1 to 0.3 ms per state of a 1000-node tree, from the structure's first state);
+        the viewer goes on and the latest request wins. When idle the thread computes
+        the kept buffers of the whole replay ahead, so later jumps are quick.
+        """
+        with self._wake:
+            if self._closed:
+                return
+            self._wanted = index
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._work, daemon=True,
+                                                name='groot2-replay')
+                self._worker.start()
+            self._wake.notify()
+
+    def _work(self) -> None:
+        ahead = 0  # the next state to compute ahead
+        count = len(self.timeline)
+        while True:
+            with self._wake:
+                while self._wanted is None and not self._closed and ahead >= count:
+                    self._wake.wait()
+                if self._closed:
+                    return
+                wanted, self._wanted = self._wanted, None
+            if wanted is not None:
+                self.show(wanted)
+            else:  # idle: one more stretch of kept buffers
+                self.status(min(ahead + CHECKPOINT - 1, count - 1))
+                ahead += CHECKPOINT
+
+    def close(self) -> None:
+        """Stop the :meth:`follow` thread and the server (idempotent)."""
+        with self._wake:
+            self._closed = True
+            self._wake.notify()
+        if self._worker is not None:
+            self._worker.join(10.0)
+        if self.server is not None:
+            self.server.close()
+
     def _buffer(self, index: int) -> StatusBuffer:
         """Return the status buffer after state ``index`` (from a kept one, or its start)."""
         start = self._starts[index]
@@ -356,10 +411,16 @@ class Groot2Replay:
         if buffer is None:
             buffer = StatusBuffer(self.tree(index).uids)
         paths = self.tree(index).paths
+        entries = operator.itemgetter(*paths) if len(paths) > 1 else \
+            (lambda state: (state[paths[0]],))
         frames = self.timeline.frames
         for at in range(begin, index + 1):
             state: dict[str, Any] = frames[at]['state']
-            buffer.set_all([_status_of(state, path) for path in paths])
+            try:  # in C: about 0.1 ms per state of 1000 nodes
+                statuses = list(map(_STATUSES.__getitem__, map(_STATUS, entries(state))))
+            except KeyError:  # a node or a status the recording lacks: INVALID
+                statuses = [_status_of(state, path) for path in paths]
+            buffer.set_all(statuses)
             if (at - start) % CHECKPOINT == 0 and at not in self._checkpoints:
                 self._checkpoints[at] = buffer.copy()
         self._last = (index, buffer)

@@ -4,7 +4,8 @@
 
 :func:`start` opens the Groot2 server (:mod:`bt_executive.observe.groot2`) over a
 :class:`~bt_executive.observe.groot2_replay.Groot2Replay`; the viewers call
-``replay.show(index)`` whenever the state they show changes. :func:`run` is
+``replay.follow(index)`` whenever the state they show changes (served from a thread of
+its own, so a far jump never holds up the viewer). :func:`run` is
 ``bt-executive groot2 --replay run.mcap``: the replay played (or held at a tick) for
 Groot2 alone, until Ctrl-C.
 """
@@ -59,13 +60,13 @@ def where(replay: Groot2Replay) -> str:
 
 def close(replay: Optional[Groot2Replay]) -> None:
     """Stop serving (idempotent; None: nothing to do)."""
-    if replay is not None and replay.server is not None:
-        replay.server.close()
+    if replay is not None:
+        replay.close()
 
 
 def run(path: str, *, node: Optional[str] = None, port: int = DEFAULT_PORT,
         address: str = DEFAULT_ADDRESS, tick: Optional[int] = None, speed: float = 1.0,
-        loop: bool = False, out: Callable[[str], None] = print,
+        loop: bool = False, out: Optional[Callable[[str], None]] = None,
         stream: Optional[TextIO] = None) -> int:
     """Play a recording for Groot2 until SIGINT or SIGTERM; return the exit code.
 
@@ -77,6 +78,7 @@ def run(path: str, *, node: Optional[str] = None, port: int = DEFAULT_PORT,
 
     tool = 'bt-executive groot2'
     stream = stream or sys.stdout
+    out = out or (lambda line: print(line, file=stream, flush=True))  # a pipe sees each line
     if speed < 0:
         print(f'{tool}: --speed must be >= 0 (0: stay at --tick), got {speed:g}',
               file=sys.stderr)

@@ -167,7 +167,7 @@ def run(path: str, *, node: Optional[str] = None, tick: Optional[int] = None,
         player.suffix = f'  Groot2 {replay_groot2.where(groot2)}'
     try:
         _interactive(player, stream=stream, color=color, ascii_only=ascii_only,
-                     show=None if groot2 is None else groot2.show)
+                     show=None if groot2 is None else groot2.follow)
     finally:
         replay_groot2.close(groot2)
     return 0

@@ -111,7 +111,7 @@ def serve(path: str, *, node: Optional[str] = None, host: str = DEFAULT_HOST,
         replay_groot2.close(groot2)
         raise
     server.replay = ReplayService(timeline, path,
-                                  on_show=None if groot2 is None else groot2.show)
+                                  on_show=None if groot2 is None else groot2.follow)
     server.groot2 = groot2
     return server
 
