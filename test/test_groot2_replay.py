@@ -445,3 +445,15 @@ def test_viewers_never_wait_for_groot2_and_the_latest_state_wins(replayed):
     replay.close()
     assert not any(thread.name == 'groot2-replay' for thread in threading.enumerate())
     replay.follow(4)  # after close: ignored
+
+
+def test_a_recorded_structure_that_is_not_a_tree_is_a_clear_error(tmp_path):
+    recording = recorded(tmp_path)
+    timeline = Timeline.load(recording.path)
+    nodes = timeline.frames[0]['nodes']
+    nodes[1]['children'] = [*nodes[1]['children'], 'Mission/root']
+    with pytest.raises(groot2.Groot2Error, match="not a tree: node 'Mission/root' is reached"):
+        Groot2Replay(timeline)
+    nodes[1]['children'] = ['Mission/nowhere']
+    with pytest.raises(groot2.Groot2Error, match="not a tree: no node 'Mission/nowhere'"):
+        Groot2Replay(timeline)

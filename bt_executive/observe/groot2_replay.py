@@ -36,7 +36,7 @@ from typing import Any, Optional
 from xml.etree import ElementTree
 
 from bt_executive.core.registry import Category, Registry
-from bt_executive.observe.groot2 import (buffer_uids, Groot2Server, grouped_order,
+from bt_executive.observe.groot2 import (buffer_uids, Groot2Error, Groot2Server, grouped_order,
                                          new_tree_uuid, served_xml, StatusBuffer,
                                          tree_element, TreeView)
 from bt_executive.observe.replay import Timeline
@@ -79,9 +79,12 @@ class ReplayedTree:
 def recorded_order(frame: dict[str, Any]) -> list[str]:
     """Return the node ids of a snapshot in depth-first pre-order from its root."""
     children = {node['id']: node['children'] for node in frame['nodes']}
-    order, stack = [], [frame['root']]
+    order, stack, seen = [], [frame['root']], set()
     while stack:
         ident = stack.pop()
+        if ident in seen:
+            raise ValueError(f'node {ident!r} is reached twice')
+        seen.add(ident)
         order.append(ident)
         stack.extend(reversed(children[ident]))
     return order
@@ -104,14 +107,24 @@ def replayed_tree(frame: dict[str, Any], registry: Registry, *,
         directories: where else to look for a relative ``source_file`` (the recording's)
 
     Raises:
-        Groot2Error: the tree cannot be served at all (more nodes than Groot2 shows).
+        Groot2Error: the tree cannot be served at all (more nodes than Groot2 shows, a
+            structure that is not a tree).
     """
-    order = recorded_order(frame)
-    uids = {ident: index + 1 for index, ident in enumerate(order)}
-    nodes = {node['id']: node for node in frame['nodes']}
     name = str(frame.get('tree') or '')
-    paths = grouped_order(frame['root'], lambda ident: nodes[ident]['children'],
-                          lambda ident: _is_subtree(registry, nodes[ident]['type']))
+    try:
+        order = recorded_order(frame)
+        uids = {ident: index + 1 for index, ident in enumerate(order)}
+        nodes = {node['id']: node for node in frame['nodes']}
+        paths = grouped_order(frame['root'], lambda ident: nodes[ident]['children'],
+                              lambda ident: _is_subtree(registry, nodes[ident]['type']))
+    except (KeyError, TypeError, ValueError) as error:
+        what = f'no node {error}' if isinstance(error, KeyError) else str(error)
+        raise Groot2Error(f'the recorded structure of tree {name!r} (revision '
+                          f"{frame.get('revision')}) is not a tree: {what}") from None
+    if len(order) != len(nodes):
+        raise Groot2Error(f'the recorded structure of tree {name!r} (revision '
+                          f"{frame.get('revision')}) is not a tree: "
+                          f'{len(nodes) - len(order)} node(s) out of reach of its root')
     uid_list = tuple(buffer_uids(paths, uids))
     element, origin, note = _from_file(frame, order, registry, directories)
     if element is None:
