@@ -457,3 +457,33 @@ def test_a_recorded_structure_that_is_not_a_tree_is_a_clear_error(tmp_path):
     nodes[1]['children'] = ['Mission/nowhere']
     with pytest.raises(groot2.Groot2Error, match="not a tree: no node 'Mission/nowhere'"):
         Groot2Replay(timeline)
+
+
+def test_the_groot2_command_loops_and_refuses_a_negative_speed(tmp_path, capsys):
+    from bt_executive.viewers import replay_groot2
+    from bt_executive.viewers.replay_watch import Player
+
+    recording = recorded(tmp_path)
+    assert cli.main(['groot2', '--replay', recording.path, '--speed', '-1']) == 2
+    assert '--speed must be >= 0' in capsys.readouterr().err
+    timeline = Timeline.load(recording.path)
+    replay = Groot2Replay(timeline, recording=recording.path)
+    shown: list[int] = []
+    stop = threading.Event()
+    show = replay.show
+
+    def noting(index: int) -> None:
+        shown.append(index)
+        if index == 0 and len(timeline) - 1 in shown:
+            stop.set()  # came round again
+        show(index)
+
+    replay.show = noting
+    player = Player(timeline, 0)
+    player.speed, player.playing = 1000.0, True
+    thread = threading.Thread(target=replay_groot2._play, args=(player, replay, stop),
+                              kwargs={'loop': True, 'progress': None, 'out': print})
+    thread.start()
+    assert stop.wait(60.0), f'the replay did not start again (shown: {shown[-5:]})'
+    thread.join(10.0)
+    assert shown[0] == 0 and sorted(set(shown)) == list(range(len(timeline)))
