@@ -14,6 +14,8 @@ import functools
 import sys
 from typing import Any, Optional, Sequence
 
+from bt_executive.app.groot2_command import (add_arguments as add_groot2_arguments,
+                                             add_replay_arguments as add_groot2_replay_arguments)
 from bt_executive.app.record_command import add_arguments as add_record_arguments
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.testing.command import add_arguments as add_test_arguments
@@ -410,12 +412,26 @@ def _replayed(args: argparse.Namespace) -> Optional[str]:
     return topic_name(args.ns or '', args.node or 'bt_executive', 'x')[:-2]
 
 
+def _groot2_only_with_replay(args: argparse.Namespace) -> Optional[int]:
+    """Refuse --groot2-port without --replay (the executive serves its live tree itself)."""
+    if args.groot2_port is None or args.replay:
+        return None
+    print(f'bt-executive {args.command}: --groot2-port serves a replay (with --replay FILE); '
+          "a running executive serves Groot2 itself: its 'groot2_port' parameter "
+          '(docs/groot2.md)', file=sys.stderr)
+    return EXIT_USAGE
+
+
 def cmd_view(args: argparse.Namespace) -> int:
     """Serve the live tree of an executive, the fleet page or a replay until Ctrl-C."""
+    refused = _groot2_only_with_replay(args)
+    if refused is not None:
+        return refused
     if args.replay:
         from bt_executive.viewers.replay_web import run as replay
         return replay(args.replay, node=_replayed(args), host=args.host, port=args.port,
-                      verbose=args.verbose)
+                      verbose=args.verbose, groot2_port=args.groot2_port,
+                      groot2_address=args.groot2_address)
     if args.ns is None and args.node is None:
         from bt_executive.viewers.fleet import run as run_fleet
         return run_fleet(host=args.host, port=args.port, verbose=args.verbose)
@@ -432,13 +448,24 @@ def cmd_foxglove(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     """Show the live tree of a running executive in the terminal until Ctrl-C."""
+    refused = _groot2_only_with_replay(args)
+    if refused is not None:
+        return refused
     if args.replay:
         from bt_executive.viewers.replay_watch import run as replay
         return replay(args.replay, node=_replayed(args), tick=args.tick, once=args.once,
-                      color=False if args.no_color else None, ascii_only=args.ascii)
+                      color=False if args.no_color else None, ascii_only=args.ascii,
+                      groot2_port=args.groot2_port, groot2_address=args.groot2_address)
     from bt_executive.viewers.watch import run
     return run(namespace=args.ns, node=args.node, once=args.once, timeout=args.timeout,
                color=False if args.no_color else None, ascii_only=args.ascii)
+
+
+def cmd_groot2(args: argparse.Namespace) -> int:
+    """Play a recording for Groot2 alone until Ctrl-C."""
+    from bt_executive.viewers.replay_groot2 import run
+    return run(args.replay, node=_replayed(args), port=args.port, address=args.address,
+               tick=args.tick, speed=args.speed, loop=args.loop)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -562,7 +589,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('-v', '--verbose', action='store_true', help='log every HTTP request')
     p.add_argument('--replay', metavar='FILE', help='serve a recording (bt-executive record) '
                    'with a timeline instead of the live tree (docs/recording.md)')
+    add_groot2_replay_arguments(p)
     p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser('groot2', help='play a recording (bt-executive record) to Groot2 and '
+                       'btview alone, until Ctrl-C (docs/groot2.md)')
+    add_groot2_arguments(p)
+    p.set_defaults(func=cmd_groot2)
 
     p = sub.add_parser('foxglove', help='serve the live tree of a running executive to the '
                        'Foxglove app (its WebSocket protocol)')
@@ -602,6 +635,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--tick', type=int, metavar='N',
                    help='with --replay: start at tick N (without a terminal or with '
                         '--once: print the state at tick N and exit)')
+    add_groot2_replay_arguments(p)
     p.set_defaults(func=cmd_watch)
     return parser
 

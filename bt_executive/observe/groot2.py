@@ -7,7 +7,8 @@ unless told otherwise) and answers it from a thread of its own. The thread that 
 the tree calls :meth:`Groot2Server.on_install` when a tree is (re)installed and
 :meth:`Groot2Server.after_tick` after every tick; both publish an immutable
 :class:`TreeView` (tree UUID, XML, status buffer) that the server thread only reads, so
-no request ever touches the tree or waits for a tick.
+no request ever touches the tree or waits for a tick. A replay publishes the views it
+makes from a recording instead (:mod:`bt_executive.observe.groot2_replay`).
 
 The wire format (facts from BehaviorTree.CPP 4.8's ``groot2_protocol.h`` and checked
 against its ``Groot2Publisher``; docs/groot2.md has the details):
@@ -37,7 +38,7 @@ import operator
 import os
 import struct
 import threading
-from typing import Any, Callable, Iterable, Mapping, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, TypeVar, Union
 import uuid
 from xml.etree import ElementTree
 
@@ -125,6 +126,8 @@ MAX_REQUEST_BYTES = 16 * 1024 * 1024
 SEND_TIMEOUT_MS = 1000
 
 _status_of = operator.attrgetter('status')
+#: A node of a tree: a behaviour, or the id of a recorded node.
+Node = TypeVar('Node')
 
 
 class Groot2Error(Exception):
@@ -143,87 +146,107 @@ def parse_status(buffer: bytes) -> list[tuple[int, int]]:
     return [(buffer[i] | buffer[i + 1] << 8, buffer[i + 2]) for i in range(0, len(buffer), 3)]
 
 
-def status_order(root: py_trees.behaviour.Behaviour) -> list[py_trees.behaviour.Behaviour]:
-    """Return the behaviours in the order of BehaviorTree.CPP's status buffer.
+def grouped_order(root: Node, children: Callable[[Node], Iterable[Node]],
+                  is_subtree: Callable[[Node], bool]) -> list[Node]:
+    """Return the nodes of a tree in the order of BehaviorTree.CPP's status buffer.
 
     BehaviorTree.CPP lists the nodes of each tree instance together: the main tree's
     nodes (a subtree call belongs to the tree that calls it), then each subtree
     instance's nodes, instances in the order their calls appear (depth first). Within an
-    instance nodes are in depth-first pre-order.
+    instance nodes are in depth-first pre-order. The nodes are behaviours (the running
+    tree) or node ids (a recorded tree); ``is_subtree`` tells a subtree call.
     """
-    groups: list[list[py_trees.behaviour.Behaviour]] = [[]]
+    groups: list[list[Node]] = [[]]
     stack = [(root, 0)]
     while stack:
         node, group = stack.pop()
         groups[group].append(node)
-        if isinstance(node, SubtreeBehaviour):
+        if is_subtree(node):
             groups.append([])
             group = len(groups) - 1
-        stack.extend((child, group) for child in reversed(node.children))
+        stack.extend((child, group) for child in reversed(list(children(node))))
     return [node for members in groups for node in members]
 
 
-class StatusEncoder:
-    """Build BehaviorTree.CPP status buffers from a py_trees tree (one thread only).
+def status_order(root: py_trees.behaviour.Behaviour) -> list[py_trees.behaviour.Behaviour]:
+    """Return the behaviours in the order of BehaviorTree.CPP's status buffer."""
+    return grouped_order(root, operator.attrgetter('children'),
+                         lambda node: isinstance(node, SubtreeBehaviour))
 
-    A node's byte is its status, or 10 + its previous status when it was seen going
-    back to INVALID (BehaviorTree.CPP's "idle after success/failure/running"); statuses
-    are compared between calls of :meth:`update`, i.e. after each tick.
 
-    Args:
-        tree: the built tree
-        uids: node path -> BehaviorTree.CPP uid
+def buffer_uids(paths: Iterable[str], uids: Mapping[str, int]) -> list[int]:
+    """Return the uid of each node path, in order.
 
     Raises:
-        Groot2Error: a behaviour has no uid, or a uid does not fit 16 bits.
+        Groot2Error: a node has no uid, a uid does not fit 16 bits, or there are more
+            nodes than Groot2 can show.
+    """
+    result = []
+    for path in paths:
+        uid = uids.get(path)
+        if uid is None or not 0 <= uid <= MAX_NODES:
+            raise Groot2Error(f'node {path!r} has no Groot2 uid (got {uid!r})')
+        result.append(uid)
+    if len(result) > MAX_NODES:
+        raise Groot2Error(f'the tree has {len(result)} nodes; Groot2 can show at '
+                          f'most {MAX_NODES}')
+    return result
+
+
+class StatusBuffer:
+    """The STATUS payload of nodes in buffer order, and the statuses last seen.
+
+    A node's byte is its status, or 10 + its previous status when it was seen going
+    back to INVALID (BehaviorTree.CPP's "idle after success/failure/running"). Every
+    node starts INVALID (idle). The live server feeds it after each tick, a replay with
+    each recorded state in turn: both serve the same bytes for the same statuses.
+
+    Args:
+        uids: the uid of each node, in buffer order
     """
 
-    def __init__(self, tree: BuiltTree, uids: Mapping[str, int]):
-        self.nodes = status_order(tree.root)
-        if len(self.nodes) > MAX_NODES:
-            raise Groot2Error(f'the tree has {len(self.nodes)} nodes; Groot2 can show at '
-                              f'most {MAX_NODES}')
+    def __init__(self, uids: Iterable[int]) -> None:
         buffer = bytearray()
-        for node in self.nodes:
-            path = tree.nodes.path(node)
-            uid = uids.get(path)
-            if uid is None or not 0 <= uid <= MAX_NODES:
-                raise Groot2Error(f'node {path!r} has no Groot2 uid (got {uid!r})')
+        for uid in uids:
             buffer += struct.pack('<HB', uid, IDLE)
         self._buffer = buffer
-        self._index = {node: index for index, node in enumerate(self.nodes)}
-        self._last = [Status.INVALID] * len(self.nodes)
+        self._last = [Status.INVALID] * (len(buffer) // 3)
         self._bytes = bytes(buffer)
-        self.update()
 
     @property
     def buffer(self) -> bytes:
         """Return the latest status buffer: bytes, never changed afterwards."""
         return self._bytes
 
-    def apply(self, changes: Iterable[Transition]) -> bool:
-        """Take the status changes of a tick record; return True if the buffer changed."""
+    def copy(self) -> 'StatusBuffer':
+        """Return an independent duplicate (a replay keeps some, to step back cheaply)."""
+        other = StatusBuffer(())
+        other._buffer = bytearray(self._buffer)
+        other._last = list(self._last)
+        other._bytes = self._bytes
+        return other
+
+    def change(self, changes: Iterable[tuple[int, Status]]) -> bool:
+        """Set the statuses of some nodes (index, status); return True if a byte changed."""
         buffer = self._buffer
         last = self._last
         moved = False
-        for change in changes:
-            index = self._index.get(change.behaviour)
-            if index is None or change.new is last[index]:
+        for index, status in changes:
+            if status is last[index]:
                 continue
-            if change.new is Status.INVALID:
+            if status is Status.INVALID:
                 code = IDLE_AFTER + STATUS_CODES[last[index]]
             else:
-                code = STATUS_CODES[change.new]
+                code = STATUS_CODES[status]
             buffer[3 * index + 2] = code
-            last[index] = change.new
+            last[index] = status
             moved = True
         if moved:
             self._bytes = bytes(buffer)
         return moved
 
-    def update(self) -> bool:
-        """Read every node's status; return True if the buffer changed."""
-        current = list(map(_status_of, self.nodes))
+    def set_all(self, current: list[Status]) -> bool:
+        """Set every node's status (in buffer order); return True if a byte changed."""
         last = self._last
         if current == last:
             return False
@@ -238,6 +261,42 @@ class StatusEncoder:
         self._last = current
         self._bytes = bytes(buffer)
         return True
+
+
+class StatusEncoder:
+    """Build BehaviorTree.CPP status buffers from a py_trees tree (one thread only).
+
+    Statuses are compared between calls of :meth:`update` (or :meth:`apply`), i.e.
+    after each tick (:class:`StatusBuffer`).
+
+    Args:
+        tree: the built tree
+        uids: node path -> BehaviorTree.CPP uid
+
+    Raises:
+        Groot2Error: a behaviour has no uid, or a uid does not fit 16 bits.
+    """
+
+    def __init__(self, tree: BuiltTree, uids: Mapping[str, int]):
+        self.nodes = status_order(tree.root)
+        self._status = StatusBuffer(buffer_uids(map(tree.nodes.path, self.nodes), uids))
+        self._index = {node: index for index, node in enumerate(self.nodes)}
+        self.update()
+
+    @property
+    def buffer(self) -> bytes:
+        """Return the latest status buffer: bytes, never changed afterwards."""
+        return self._status.buffer
+
+    def apply(self, changes: Iterable[Transition]) -> bool:
+        """Take the status changes of a tick record; return True if the buffer changed."""
+        index = self._index.get
+        return self._status.change((at, change.new) for change in changes
+                                   if (at := index(change.behaviour)) is not None)
+
+    def update(self) -> bool:
+        """Read every node's status; return True if the buffer changed."""
+        return self._status.set_all(list(map(_status_of, self.nodes)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -340,6 +399,16 @@ def publisher_xml(xml: Union[str, ElementTree.Element]) -> str:
     return ElementTree.tostring(root, encoding='unicode') + '\n'
 
 
+def served_xml(element: ElementTree.Element, tree_name: str) -> tuple[bytes, frozenset[str]]:
+    """Return the FULLTREE payload of a tree's ``<root>`` element and its blackboard names.
+
+    ``element`` is :func:`tree_element`'s (or a replay's tree rebuilt from a recording);
+    it is rewritten in place (:func:`publisher_xml`).
+    """
+    names = blackboard_names(element, tree_name)
+    return publisher_xml(element).encode('utf-8'), names
+
+
 def tree_uids(tree: BuiltTree) -> dict[str, int]:
     """Return the BehaviorTree.CPP uid of every behaviour (the BT.CPP export's map)."""
     from bt_executive.formats.btcpp import uid_map
@@ -362,6 +431,7 @@ class Groot2Server:
             works); default ``logging.getLogger('bt_executive.observe.groot2')``
         render_value: turns a blackboard value into plain data (ROS messages into dicts)
         storage: returns the blackboard storage to serve (py_trees' by default)
+        view: what to serve from the first request on (see :meth:`publish`)
 
     Raises:
         Groot2Error: the address cannot be bound (port in use, bad address).
@@ -369,11 +439,12 @@ class Groot2Server:
 
     def __init__(self, port: int = DEFAULT_PORT, address: str = DEFAULT_ADDRESS, *,
                  logger: Any = None, render_value: Callable[[Any], Any] = plain_json,
-                 storage: Callable[[], Mapping[str, Any]] = _storage):
+                 storage: Callable[[], Mapping[str, Any]] = _storage,
+                 view: Optional[TreeView] = None):
         self.logger = logger or logging.getLogger('bt_executive.observe.groot2')
         self.render_value = render_value
         self._storage = storage
-        self._view: Optional[TreeView] = None
+        self._view: Optional[TreeView] = view
         self._encoder: Optional[StatusEncoder] = None
         self.requests = 0
         self.errors = 0
@@ -432,17 +503,25 @@ class Groot2Server:
         try:
             uids = tree_uids(tree)
             encoder = StatusEncoder(tree, uids)
-            element = tree_element(uids, document=document, tree_name=tree_name,
-                                   registry=registry)
-            names = blackboard_names(element, tree_name)
-            xml = publisher_xml(element)
+            xml, names = served_xml(tree_element(uids, document=document,
+                                                 tree_name=tree_name, registry=registry),
+                                    tree_name)
         except Exception as error:  # noqa: B902 - serving must never break the executive
             self.logger.error(f'Groot2: cannot serve tree {tree_name!r}: {error}')
             return
         self._encoder = encoder
-        self._view = TreeView(uuid=new_tree_uuid(), name=tree_name, xml=xml.encode('utf-8'),
+        self._view = TreeView(uuid=new_tree_uuid(), name=tree_name, xml=xml,
                               status=encoder.buffer, blackboards=names,
                               blackboard=dict(self._storage()))
+
+    def publish(self, view: Optional[TreeView]) -> None:
+        """Serve a view made elsewhere (a replay; None: no tree); never raises.
+
+        The tick hooks (:meth:`on_tick`, :meth:`after_tick`) then do nothing until the
+        next :meth:`on_install`. A new tree needs a new :attr:`TreeView.uuid`.
+        """
+        self._encoder = None
+        self._view = view
 
     def on_tick(self, record: TickRecord) -> None:
         """Serve the statuses a tick record changed and the blackboard as it is now."""
@@ -607,6 +686,6 @@ class Groot2Server:
 
 __all__ = ['BLACKBOARD', 'DEFAULT_ADDRESS', 'DEFAULT_PORT', 'ERROR', 'FULLTREE',
            'Groot2Error', 'Groot2Server', 'IDLE_AFTER', 'PROTOCOL', 'REQUEST_HEADER', 'STATUS',
-           'StatusEncoder', 'TreeView', 'blackboard_names', 'publisher_xml', 'new_tree_uuid',
-           'parse_status', 'request_header', 'status_order', 'tree_element', 'tree_uids',
-           'tree_xml']
+           'StatusBuffer', 'StatusEncoder', 'TreeView', 'blackboard_names', 'buffer_uids',
+           'grouped_order', 'publisher_xml', 'new_tree_uuid', 'parse_status', 'request_header',
+           'served_xml', 'status_order', 'tree_element', 'tree_uids', 'tree_xml']

@@ -10,7 +10,8 @@ the state at ``--tick N`` (default: the last) and exits.
 Keys: ``space`` play/pause, ``right``/``l`` next change, ``left``/``h`` previous,
 ``f``/``F`` next/previous FAILURE, ``n``/``N`` next/previous change of the chosen node,
 ``[``/``]`` choose the node (along the active path and the why-chain), ``+``/``-``
-speed, ``home``/``end`` first/last, ``q`` quit.
+speed, ``home``/``end`` first/last, ``q`` quit. With ``--groot2-port`` a Groot2 server
+serves the state shown (:mod:`bt_executive.viewers.replay_groot2`).
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ import sys
 import termios
 import time
 import tty
-from typing import Any, Optional, TextIO
+from typing import Any, Callable, Optional, TextIO
 
 from bt_executive.observe.bag import BagError
+from bt_executive.observe.groot2 import DEFAULT_ADDRESS as GROOT2_ADDRESS, Groot2Error
+from bt_executive.observe.groot2_replay import Groot2Replay
 from bt_executive.observe.replay import Timeline
+from bt_executive.viewers import replay_groot2
 from bt_executive.viewers.watch import _safe_frame, _to_text, console_for
 from rich.live import Live
 
@@ -48,6 +52,8 @@ class Player:
         self.speed = 1.0
         self.node: Optional[str] = None
         self.message = ''
+        #: shown after the position (e.g. where Groot2 is served)
+        self.suffix = ''
 
     def header(self) -> str:
         """Return the replay's status line."""
@@ -56,7 +62,7 @@ class Player:
         state = f'playing x{self.speed:g}' if self.playing else 'paused'
         node = f'  node {self.node}' if self.node else ''
         text = (f'replay {index + 1}/{len(timeline)}  tick {timeline.tick(index)}  '
-                f'+{seconds:.1f} s  {state}{node}')
+                f'+{seconds:.1f} s  {state}{node}{self.suffix}')
         notes = ' | '.join([*timeline.notes, self.message] if self.message else timeline.notes)
         return f'{text}  {notes}' if notes else text
 
@@ -121,18 +127,33 @@ class Player:
 
 def run(path: str, *, node: Optional[str] = None, tick: Optional[int] = None,
         once: bool = False, color: Optional[bool] = None, ascii_only: bool = False,
-        stream: Optional[TextIO] = None) -> int:
-    """Replay a recording; return the exit code (1: it cannot be read)."""
+        stream: Optional[TextIO] = None, groot2_port: Optional[int] = None,
+        groot2_address: str = GROOT2_ADDRESS) -> int:
+    """Replay a recording; return the exit code (1: it cannot be read; 2: misused).
+
+    With ``groot2_port`` (0: any free port) a Groot2 server serves the state shown; that
+    needs the interactive replay (a terminal, no ``once``).
+    """
     stream = stream or sys.stdout
+    interactive = not once and stream.isatty() and sys.stdin.isatty()
+    if groot2_port is not None and not interactive:
+        print('bt-executive watch: --groot2-port follows the state shown on a terminal: '
+              'without one (or with --once) serve a state to Groot2 with bt-executive '
+              'groot2 --replay FILE --tick N --speed 0', file=sys.stderr)
+        return 2
+    groot2: Optional[Groot2Replay] = None
     try:
         timeline = Timeline.load(path, node)
-    except (BagError, ValueError) as error:
+        index = timeline.at_tick(tick) if tick is not None else len(timeline) - 1
+        if groot2_port is not None:
+            groot2 = replay_groot2.start(timeline, path, port=groot2_port,
+                                         address=groot2_address, tool='bt-executive watch',
+                                         first=index if tick is not None else 0)
+    except (BagError, ValueError, Groot2Error) as error:
         print(f'bt-executive watch: {error}', file=sys.stderr)
         return 1
-    for note in timeline.notes:
+    for note in [*timeline.notes, *(groot2.notes if groot2 is not None else ())]:
         print(f'bt-executive watch: {note}', file=sys.stderr)
-    index = timeline.at_tick(tick) if tick is not None else len(timeline) - 1
-    interactive = not once and stream.isatty() and sys.stdin.isatty()
     if color is None:
         color = stream.isatty() and 'NO_COLOR' not in os.environ
     player = Player(timeline, index if tick is not None or not interactive else 0)
@@ -142,11 +163,18 @@ def run(path: str, *, node: Optional[str] = None, tick: Optional[int] = None,
                        color=color, width=None if not stream.isatty() else
                        shutil.get_terminal_size().columns), file=stream)
         return 0
-    _interactive(player, stream=stream, color=color, ascii_only=ascii_only)
+    if groot2 is not None:
+        player.suffix = f'  Groot2 {replay_groot2.where(groot2)}'
+    try:
+        _interactive(player, stream=stream, color=color, ascii_only=ascii_only,
+                     show=None if groot2 is None else groot2.follow)
+    finally:
+        replay_groot2.close(groot2)
     return 0
 
 
-def _interactive(player: Player, *, stream: TextIO, color: bool, ascii_only: bool) -> None:
+def _interactive(player: Player, *, stream: TextIO, color: bool, ascii_only: bool,
+                 show: Optional[Callable[[int], None]] = None) -> None:
     """Draw and step until ``q`` or a signal."""
     stop: list[int] = []
     previous = {signum: signal.signal(signum, lambda signum, _: stop.append(signum))
@@ -162,6 +190,8 @@ def _interactive(player: Player, *, stream: TextIO, color: bool, ascii_only: boo
         live.start()
         moved_at = time.monotonic()
         while not stop:  # redrawn at least twice a second (a resized terminal, too)
+            if show is not None:
+                show(player.index)  # Groot2 follows (nothing to do if it already shows it)
             size = shutil.get_terminal_size()
             console.size = (size.columns, size.lines)
             shown = _safe_frame(player.timeline.frames[player.index], height=size.lines,

@@ -18,7 +18,8 @@ answer JSON (GET only, like the rest):
 =========================  ===========================================================
 
 The page's ``timeline.js`` asks for ``/replay/timeline`` at start; in the live view that
-path is 404 and it stays hidden.
+path is 404 and it stays hidden. It fetches a frame only to show it, so with
+``--groot2-port`` the frame last fetched is the one served to Groot2 (docs/groot2.md).
 """
 
 from __future__ import annotations
@@ -30,17 +31,25 @@ from typing import Any, Callable, Optional
 import urllib.parse
 
 from bt_executive.observe.bag import BagError
+from bt_executive.observe.groot2 import DEFAULT_ADDRESS as GROOT2_ADDRESS, Groot2Error
 from bt_executive.observe.replay import Timeline
+from bt_executive.viewers import replay_groot2
 from bt_executive.viewers.webview import (DEFAULT_HOST, DEFAULT_PORT, is_loopback,
                                           SnapshotHub, ViewServer)
 
 
 class ReplayService:
-    """Answer the ``/replay/...`` requests from one timeline (thread-safe: read-only)."""
+    """Answer the ``/replay/...`` requests from one timeline (thread-safe: read-only).
 
-    def __init__(self, timeline: Timeline, source: str = '') -> None:
+    ``on_show(index)`` is called with every frame the page fetches (it shows each one it
+    fetches): the Groot2 server follows it.
+    """
+
+    def __init__(self, timeline: Timeline, source: str = '',
+                 on_show: Optional[Callable[[int], None]] = None) -> None:
         self.timeline = timeline
         self.source = source
+        self.on_show = on_show
 
     def answer(self, path: str, query: str) -> tuple[int, dict[str, Any]]:
         """Return ``(HTTP status, JSON data)`` for a ``/replay/...`` request."""
@@ -51,6 +60,8 @@ class ReplayService:
                 return 200, dict(timeline.summary(), source=self.source)
             if path == '/replay/frame':
                 index = self._index(values.get('i', '0'))
+                if self.on_show is not None:
+                    self.on_show(index)
                 return 200, {'index': index, 'snapshot': timeline.frames[index],
                              'events': timeline.events_until(index)}
             if path == '/replay/find':
@@ -76,28 +87,49 @@ class ReplayService:
 
 
 def serve(path: str, *, node: Optional[str] = None, host: str = DEFAULT_HOST,
-          port: int = DEFAULT_PORT, verbose: bool = False) -> ViewServer:
+          port: int = DEFAULT_PORT, verbose: bool = False, groot2_port: Optional[int] = None,
+          groot2_address: str = GROOT2_ADDRESS) -> ViewServer:
     """Return a view server over the recording ``path`` (not yet serving).
+
+    With ``groot2_port`` (0: any free port) a Groot2 server serves the frame the page
+    shows: ``server.groot2`` (a :class:`~bt_executive.observe.groot2_replay.Groot2Replay`;
+    None without), closed by :func:`close`.
 
     Raises:
         BagError, ValueError: the recording cannot be read or has no snapshot.
+        Groot2Error: the Groot2 port cannot be bound.
         OSError: the address cannot be bound.
     """
     timeline = Timeline.load(path, node)
+    groot2 = None if groot2_port is None else replay_groot2.start(
+        timeline, path, port=groot2_port, address=groot2_address, tool='bt-executive view')
     hub = SnapshotHub()  # stays empty: the page shows the frames timeline.js fetches
-    server = ViewServer((host, port), hub, topic=f'{timeline.node} (replay of {path})',
-                        verbose=verbose)
-    server.replay = ReplayService(timeline, path)
+    try:
+        server = ViewServer((host, port), hub, topic=f'{timeline.node} (replay of {path})',
+                            verbose=verbose)
+    except BaseException:
+        replay_groot2.close(groot2)
+        raise
+    server.replay = ReplayService(timeline, path,
+                                  on_show=None if groot2 is None else groot2.follow)
+    server.groot2 = groot2
     return server
 
 
+def close(server: ViewServer) -> None:
+    """Release what :func:`serve` opened (after ``server.shutdown()``, if it served)."""
+    server.server_close()
+    replay_groot2.close(getattr(server, 'groot2', None))
+
+
 def run(path: str, *, node: Optional[str] = None, host: str = DEFAULT_HOST,
-        port: int = DEFAULT_PORT, verbose: bool = False,
-        out: Callable[[str], None] = print) -> int:
-    """Serve the replay until SIGINT or SIGTERM; return the exit code."""
+        port: int = DEFAULT_PORT, verbose: bool = False, groot2_port: Optional[int] = None,
+        groot2_address: str = GROOT2_ADDRESS, out: Callable[[str], None] = print) -> int:
+    """Serve the replay (and to Groot2 with ``groot2_port``) until SIGINT or SIGTERM."""
     try:
-        server = serve(path, node=node, host=host, port=port, verbose=verbose)
-    except (BagError, ValueError) as error:
+        server = serve(path, node=node, host=host, port=port, verbose=verbose,
+                       groot2_port=groot2_port, groot2_address=groot2_address)
+    except (BagError, ValueError, Groot2Error) as error:
         print(f'bt-executive view: {error}', file=sys.stderr)
         return 1
     except OSError as error:
@@ -111,24 +143,27 @@ def run(path: str, *, node: Optional[str] = None, host: str = DEFAULT_HOST,
     try:
         thread.start()
         timeline = server.replay.timeline
-        for note in timeline.notes:
+        groot2 = server.groot2
+        for note in [*timeline.notes, *(groot2.notes if groot2 is not None else ())]:
             print(f'bt-executive view: {note}', file=sys.stderr)
         if not is_loopback(host):
             print(f'bt-executive view: WARNING: listening on {host}, not loopback',
                   file=sys.stderr)
         shown = f'[{host}]' if ':' in host else host
         out(f'bt-executive view: http://{shown}:{server.port}/  (replay of {path}: '
-            f'{len(timeline)} states of {timeline.node}; Ctrl-C to stop)')
+            f'{len(timeline)} states of {timeline.node}'
+            + (f'; Groot2 on {replay_groot2.where(groot2)}' if groot2 is not None else '')
+            + '; Ctrl-C to stop)')
         while not stop.wait(1.0):
             pass
     finally:
         server.hub.close()
         server.shutdown()
         thread.join(5.0)
-        server.server_close()
+        close(server)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     return 0
 
 
-__all__ = ['ReplayService', 'run', 'serve']
+__all__ = ['ReplayService', 'close', 'run', 'serve']

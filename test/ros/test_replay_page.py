@@ -11,9 +11,12 @@ from __future__ import annotations
 import pathlib
 import threading
 
+from bt_executive.observe.groot2_replay import Groot2Replay
 from bt_executive.observe.replay import Timeline
-from bt_executive.viewers.replay_web import serve
+from bt_executive.viewers.replay_web import close, serve
+from helpers import wait_for
 import pytest
+from test_groot2 import ask, header
 from test_replay import record
 from test_webview import assert_page_matches, browser, PAGE_STATE  # noqa: F401 - fixture
 
@@ -24,9 +27,16 @@ def test_the_timeline_steps_and_jumps_through_the_recorded_states(browser, tmp_p
     path = str(tmp_path / 'run.mcap')
     live = record(path)
     timeline = Timeline.load(path)
-    server = serve(path, port=0)
+    expected = Groot2Replay(timeline, recording=path)
+    server = serve(path, port=0, groot2_port=0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+
+    def groot2_shows(index: int) -> None:
+        port = server.groot2.server.port
+        wait_for(lambda: ask(port, header('S'))[1] == expected.status(index), 20.0,
+                 f'Groot2 to serve state {index}')
+
     try:
         page = browser.open_page(f'http://127.0.0.1:{server.port}/')
         page.wait_until("document.body.dataset.replayIndex === '0'", 'the first state')
@@ -38,11 +48,13 @@ def test_the_timeline_steps_and_jumps_through_the_recorded_states(browser, tmp_p
         page.evaluate("document.getElementById('replay-next').click()")
         page.wait_until("document.body.dataset.replayIndex === '1'", 'the second state')
         assert_page_matches(page.evaluate(PAGE_STATE)['html'], live[1])
+        groot2_shows(1)  # Groot2 follows the page
         failure = timeline.next_failure(1)
         page.evaluate("document.getElementById('replay-next-failure').click()")
         page.wait_until(f"document.body.dataset.replayIndex === '{failure}'",
                         f'the next FAILURE (state {failure})')
         assert_page_matches(page.evaluate(PAGE_STATE)['html'], live[failure])
+        groot2_shows(failure)
         why = page.evaluate("document.getElementById('why').textContent")
         assert all(step['reason'] in why for step in live[failure]['why'])
         node = 'Main/root/count/every3'
@@ -57,7 +69,8 @@ def test_the_timeline_steps_and_jumps_through_the_recorded_states(browser, tmp_p
         page.wait_until(f"document.body.dataset.replayIndex === '{last}'", 'play to the end',
                         timeout=60.0)
         assert_page_matches(page.evaluate(PAGE_STATE)['html'], live[last])
+        groot2_shows(last)
         page.screenshot(pathlib.Path(tmp_path) / 'replay.png')
     finally:
         server.shutdown()
-        server.server_close()
+        close(server)
