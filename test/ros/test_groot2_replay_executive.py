@@ -18,6 +18,7 @@ from executive_host import write_tree
 from helpers import free_port
 import pytest
 from test_groot2 import ask, header
+from test_groot2_executive import SECOND  # noqa: I100
 
 pytestmark = pytest.mark.ros
 
@@ -34,13 +35,6 @@ FIRST = """
               - Subtree call: {tree: Step}
       Step:
         SuccessEveryN tock: 3
-    """
-SECOND = """
-    trees:
-      Second:
-        Selector other:
-          - Failure nope
-          - Running busy
     """
 
 

@@ -44,7 +44,7 @@ def test_the_timeline_steps_and_jumps_through_the_recorded_states(browser, tmp_p
         assert page.evaluate("document.getElementById('connection').textContent") == 'replay'
         # styled from style.css: the page's CSP refuses inline style (as it once was)
         assert page.evaluate("getComputedStyle(document.getElementById('replay-bar'))"
-                             ".display") == 'flex'
+                             '.display') == 'flex'
         page.evaluate("document.getElementById('replay-next').click()")
         page.wait_until("document.body.dataset.replayIndex === '1'", 'the second state')
         assert_page_matches(page.evaluate(PAGE_STATE)['html'], live[1])
