@@ -44,6 +44,10 @@ def test_py_trees_unused_modules_run_only_when_used():
         assert 'digraph' in py_trees.display.dot_tree(root).to_string()
         assert not deferred('py_trees.display') and 'pydot' in sys.modules
         assert py_trees.utilities.truncate('abcdef', 4) == 'a...'
+        tree = py_trees.trees.BehaviourTree(root)  # trees and visitors, on use
+        tree.add_visitor(py_trees.visitors.DebugVisitor())
+        tree.tick()
+        assert root.status == py_trees.common.Status.SUCCESS
         from py_trees.demos import action  # a package's submodule
         assert callable(action.main) and 'render' in dir(py_trees.programs)
         print('ok')

@@ -5,8 +5,8 @@
 Two kinds of deferred import (a meta path finder placed first in ``sys.meta_path``):
 
 - **Whole modules** (:data:`UNUSED_PY_TREES`): py_trees imports its demos, programs,
-  tests and display (with pydot, subprocess and the rest) from its ``__init__``; an
-  executive uses none of them. Such a module is created as usual (``__file__``,
+  tests, display (with pydot and subprocess), utilities (with multiprocessing), trees,
+  visitors, ports... from its ``__init__``; an executive uses none of them. Such a module is created as usual (``__file__``,
   ``__spec__``, ``__path__``... are set) but its body runs when an attribute it does not
   have yet is first read, so ``py_trees.display.dot_tree(...)`` still works, later.
 - **ROS interface packages** (``<package>.msg``, ``.srv``, ``.action``): their generated
@@ -34,9 +34,13 @@ import threading
 import types
 from typing import Any, Optional, Sequence
 
-#: py_trees modules an executive never uses (bt-executive render loads display on use).
-UNUSED_PY_TREES = ('py_trees.demos', 'py_trees.programs', 'py_trees.tests',
-                   'py_trees.display', 'py_trees.utilities')
+#: py_trees modules an executive never uses: its ``__init__`` imports them all, but
+#: bt_executive builds and ticks trees with behaviours, composites, decorators and the
+#: blackboard only (``BehaviourTree``, visitors, display, ports... run when first used).
+UNUSED_PY_TREES = ('py_trees.demos', 'py_trees.display', 'py_trees.idioms',
+                   'py_trees.ports', 'py_trees.programs', 'py_trees.syntax_highlighting',
+                   'py_trees.tests', 'py_trees.trees', 'py_trees.utilities',
+                   'py_trees.visitors')
 #: The subpackages of a ROS interface package whose ``__init__`` may be deferred.
 INTERFACE_KINDS = ('msg', 'srv', 'action')
 

@@ -11,9 +11,8 @@ importlib.metadata where no plugin is installed. An executive with ``groot2_port
 does load the Groot2 server (and the BT.CPP format, whose XML it serves), which shows
 the check sees imports.
 
-Deferred (bt_executive/ros/memory.py): py_trees' demos, programs, tests, display and
-utilities are imported but their bodies never run (so pydot and multiprocessing stay
-out), and of an interface package (sensor_msgs.msg...) only the messages the run uses
+Deferred (bt_executive/ros/memory.py): the py_trees modules of ``UNUSED_PY_TREES`` are
+imported but their bodies never run (so pydot and multiprocessing stay out), and of an interface package (sensor_msgs.msg...) only the messages the run uses
 are imported.
 """
 
@@ -26,6 +25,7 @@ import subprocess
 import sys
 
 from bt_executive.nodes.plugins import may_declare
+from bt_executive.ros.memory import UNUSED_PY_TREES
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -40,9 +40,6 @@ UNUSED = ('bt_executive.observe.groot2', 'zmq', 'msgpack', 'bt_executive.viewers
           'bt_executive.testing', 'bt_executive.sim', 'jsonschema', 'rich', 'http.server',
           'mcap', 'mcap_ros2', 'bt_executive.observe.bag', 'foxglove', 'pydot',
           'multiprocessing', 'difflib')
-#: Imported, but their bodies never run in a patrol executive (ros/memory.py).
-DEFERRED = ('py_trees.demos', 'py_trees.programs', 'py_trees.tests', 'py_trees.display',
-            'py_trees.utilities')
 
 IMPORT_ONLY = 'import bt_executive.ros.executive'
 
@@ -121,7 +118,7 @@ def test_a_running_patrol_executive_loads_no_viewer_or_format():
     modules, deferred = report(start())
     assert 'bt_executive.observe.snapshot' in modules  # it did start and observe
     assert unused_loaded(modules) == []
-    assert sorted(DEFERRED) == [name for name in deferred if name.startswith('py_trees')]
+    assert sorted(UNUSED_PY_TREES) == [name for name in deferred if name.startswith('py_trees')]
     # of the message packages, the types the patrol uses and no others
     assert 'sensor_msgs.msg._battery_state' in modules and 'sensor_msgs.msg' in deferred
     assert [name for name in modules if name.startswith('sensor_msgs.msg._')] == [
