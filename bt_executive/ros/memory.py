@@ -6,9 +6,10 @@ Two kinds of deferred import (a meta path finder placed first in ``sys.meta_path
 
 - **Whole modules** (:data:`UNUSED_PY_TREES`): py_trees imports its demos, programs,
   tests, display (with pydot and subprocess), utilities (with multiprocessing), trees,
-  visitors, ports... from its ``__init__``; an executive uses none of them. Such a module is created as usual (``__file__``,
-  ``__spec__``, ``__path__``... are set) but its body runs when an attribute it does not
-  have yet is first read, so ``py_trees.display.dot_tree(...)`` still works, later.
+  visitors, ports... from its ``__init__``; an executive uses none of them. Such a
+  module is created as usual (``__file__``, ``__spec__``, ``__path__``... are set) but
+  its body runs when an attribute it does not have yet is first read, so
+  ``py_trees.display.dot_tree(...)`` still works, later.
 - **ROS interface packages** (``<package>.msg``, ``.srv``, ``.action``): their generated
   ``__init__`` imports every message of the package (sensor_msgs: 28 modules) to offer
   its names. When the ``__init__`` holds only such imports (checked line by line;
@@ -20,8 +21,8 @@ Both answer the attributes the import system sets without running anything, so
 ``inspect.getmodule`` (which rclpy's logger calls on every log line, walking
 ``sys.modules``) does not load them. :func:`defer_unused_py_trees` is installed when
 ``bt_executive.ros`` is imported (before py_trees is); :func:`defer_interface_packages`
-by the executives' ``main()`` only. :func:`trim_heap` hands the C heap's free pages back
-after start-up.
+by the executives' ``main()`` and ``bt_executive.sim`` only (a process-wide choice, made
+by the programs). :func:`trim_heap` hands the C heap's free pages back after start-up.
 """
 
 from __future__ import annotations

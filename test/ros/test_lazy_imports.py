@@ -12,8 +12,8 @@ does load the Groot2 server (and the BT.CPP format, whose XML it serves), which 
 the check sees imports.
 
 Deferred (bt_executive/ros/memory.py): the py_trees modules of ``UNUSED_PY_TREES`` are
-imported but their bodies never run (so pydot and multiprocessing stay out), and of an interface package (sensor_msgs.msg...) only the messages the run uses
-are imported.
+imported but their bodies never run (so pydot and multiprocessing stay out), and of an
+interface package (sensor_msgs.msg...) only the messages the run uses are imported.
 """
 
 import importlib.util
