@@ -13,7 +13,9 @@ Imports: ``import bt_executive.ros.executive`` timed inside a fresh interpreter,
 importing only its third-party dependencies (rclpy, py_trees and the message packages).
 
 Memory: resident set size (``VmRSS``) of the patrol executive after its first tick,
-against a process holding one bare rclpy node; issue 18's goal is at most 70 MiB.
+against a process holding one bare rclpy node; issue 18's goal is at most 70 MiB. RSS
+counts every page the process maps, shared libraries too; the detail row shows USS (its
+private pages: what stopping it frees) and PSS (shared pages divided among their users).
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import (BenchNode, patrol_commands, Processes, progress,  # noqa: E402, I100
-                    ratio, ros_environment, rss_mb)
+from common import (BenchNode, patrol_commands, private_memory_mb,  # noqa: E402, I100
+                    Processes, progress, ratio, ros_environment, rss_mb)
 
 RUNS = 5
 QUICK_RUNS = 1
@@ -62,8 +64,8 @@ def import_seconds(body: str) -> float:
     return float(output.strip().splitlines()[-1])
 
 
-def bare_node_rss() -> float:
-    """Return the RSS (MiB) of a process holding one bare rclpy node."""
+def bare_node_memory() -> tuple[float, float, float]:
+    """Return the RSS, USS and PSS (MiB) of a process holding one bare rclpy node."""
     with Processes('bare_node') as processes:
         process = subprocess.Popen([sys.executable, '-c', BARE_NODE], stdout=subprocess.PIPE,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
@@ -72,14 +74,14 @@ def bare_node_rss() -> float:
         if b'READY' not in line:
             raise RuntimeError('the bare rclpy node did not start')
         time.sleep(1.0)  # DDS threads and discovery buffers settle (a margin, not a sync)
-        return rss_mb(process.pid)
+        return (rss_mb(process.pid), *private_memory_mb(process.pid))
 
 
 def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
     """Measure start-up, imports and memory; return table rows."""
     ros_environment()
     runs = QUICK_RUNS if quick else RUNS
-    first_tick, imports, seen, rss = [], [], [], []
+    first_tick, imports, seen, rss, private = [], [], [], [], []
     bench = BenchNode('bench_startup')
     try:
         for number in range(runs):
@@ -98,15 +100,18 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
                 first_tick.append(startup['first_tick_s'])
                 imports.append(startup['imports_s'])
                 rss.append(rss_mb(process.pid))
+                private.append(private_memory_mb(process.pid))
         progress('start-up: import times')
         ours = statistics.median(import_seconds(IMPORT_OURS) for _ in range(runs))
         dependencies = statistics.median(import_seconds(IMPORT_DEPENDENCIES)
                                          for _ in range(runs))
-        bare = bare_node_rss()
+        bare, bare_uss, bare_pss = bare_node_memory()
     finally:
         bench.close()
     first, imported = statistics.median(first_tick), statistics.median(imports)
     after = statistics.median(f - i for f, i in zip(first_tick, imports))
+    uss = statistics.median(u for u, _ in private)
+    pss = statistics.median(p for _, p in private)
     return [
         (f'start-up: process start -> first tick, patrol (median of {runs})',
          f'{first:.2f} s', '', ''),
@@ -120,6 +125,9 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
         ('memory: RSS of the patrol executive after its first tick',
          f'{statistics.median(rss):.0f} MiB', f'bare rclpy node {bare:.0f} MiB',
          ratio(statistics.median(rss), bare)),
+        ('  USS / PSS (private pages / shared ones divided among their users)',
+         f'{uss:.0f} / {pss:.0f} MiB', f'bare rclpy node {bare_uss:.0f} / {bare_pss:.0f} MiB',
+         ratio(uss, bare_uss)),
         (f'  goal (issue 18): RSS per executive <= {GOAL_RSS:.0f} MiB; runs min-max',
          f'{min(rss):.0f}-{max(rss):.0f} MiB', f'goal {GOAL_RSS:.0f} MiB',
          'met' if statistics.median(rss) <= GOAL_RSS else 'not met'),

@@ -191,6 +191,22 @@ def rss_mb(pid: int) -> float:
     return math.nan
 
 
+def private_memory_mb(pid: int) -> tuple[float, float]:
+    """Return (USS, PSS) of process ``pid`` in MiB, from ``/proc/<pid>/smaps_rollup``.
+
+    USS: the pages only this process maps (``Private_Clean`` + ``Private_Dirty``), what
+    ending it would free. PSS: each page divided by the number of processes mapping it,
+    so shared libraries count in part; it moves with what else runs on the machine.
+    """
+    fields = {}
+    with open(f'/proc/{pid}/smaps_rollup') as stream:
+        for line in stream:
+            parts = line.split()
+            if len(parts) == 3 and parts[2] == 'kB':
+                fields[parts[0].rstrip(':')] = int(parts[1]) / 1024.0
+    return fields['Private_Clean'] + fields['Private_Dirty'], fields['Pss']
+
+
 def patrol_commands(namespace: str, *, tick_mode: str = 'periodic', tick_rate: float = 10.0,
                     sim: bool = True, sim_time: bool = False,
                     executive_params: Optional[dict[str, Any]] = None,

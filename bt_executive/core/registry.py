@@ -11,7 +11,6 @@ it and the language reference in ``docs/`` is generated from it.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import enum
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
@@ -257,6 +256,8 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> Optional[str]:
     lowered = {candidate.lower(): candidate for candidate in pool}
     if name.lower() in lowered:
         return lowered[name.lower()]
+    import difflib  # only for a mistake: not loaded by a run without one
+
     matches = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
     return lowered[matches[0]] if matches else None
 

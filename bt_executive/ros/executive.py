@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import signal
 import sys
@@ -18,9 +19,10 @@ from bt_executive.core.registry import Registry
 from bt_executive.nodes.plugins import installed_registry
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder
-from bt_executive.ros import interfaces, leaves, streams
+from bt_executive.ros import interfaces, leaves
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
+from bt_executive.ros.memory import defer_interface_packages
 from bt_executive.ros.parameters import (declare_parameters, PARAMETERS, TICK_MODES,
                                          TICK_PARAMETERS, TREE_PARAMETERS)
 from bt_executive.ros.simclock import SimClockCheck
@@ -51,6 +53,24 @@ def ros_registry(*, logger: Any = None) -> Registry:
     Plugin problems go to ``logger`` (default: stderr); see bt_executive/nodes/plugins.py.
     """
     return installed_registry(offline=False, logger=logger).with_factories(leaves.FACTORIES)
+
+
+def start_streams(node: Any, tree: Callable[[], Any]) -> Any:
+    """Start py_trees_ros' snapshot streams (ros/streams.py); None when they are off.
+
+    Without py_trees_ros_interfaces (the usual pip-only install) the streams module is
+    not even imported (issue 18: memory per executive).
+    """
+    try:
+        installed = importlib.util.find_spec('py_trees_ros_interfaces') is not None
+    except (ImportError, ValueError):
+        installed = True  # broken: streams.start reports why
+    if not installed:
+        node.get_logger().info('py_trees_ros snapshot streams: off (py_trees_ros_interfaces '
+                               'is not installed)')
+        return None
+    from bt_executive.ros import streams
+    return streams.start(node, tree)
 
 
 def json_safe(value: Any) -> Any:
@@ -148,7 +168,7 @@ class Executive(Node):
         self.snapshots: Optional[SnapshotBuilder] = None
         self._session = new_session()
         self._revision = 0
-        self._py_trees_ros_stream = streams.start(self, lambda: self.host.tree)  # or None
+        self._py_trees_ros_stream = start_streams(self, lambda: self.host.tree)  # or None
         for name, handler in (('pause', self._srv_pause), ('resume', self._srv_resume),
                               ('reset', self._srv_reset), ('reload', self._srv_reload)):
             self.create_service(Trigger, f'~/{name}', handler)
@@ -572,6 +592,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
                             PARAMETERS)
     if done is not None:
         return done
+    defer_interface_packages()  # messages imported one by one, as used (ros/memory.py)
     rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     received: list[int] = []
     starting = [True]

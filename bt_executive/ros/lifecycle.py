@@ -47,6 +47,7 @@ from typing import Any, Callable, Optional
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
 from bt_executive.ros.executive import Executive
+from bt_executive.ros.memory import defer_interface_packages
 from bt_executive.ros.parameters import PARAMETERS, TICK_MODES
 from bt_executive.ros.spin import freeze_startup_objects, make_executor, SignalWaker
 from bt_executive.ros.ticking import IdleTicker
@@ -424,6 +425,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
                             epilogue=EPILOGUE)
     if done is not None:
         return done
+    defer_interface_packages()  # messages imported one by one, as used (ros/memory.py)
     rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     received: list[int] = []
 

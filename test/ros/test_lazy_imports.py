@@ -10,8 +10,13 @@ jsonschema and rich must not be among them unless the run uses them, nor
 importlib.metadata where no plugin is installed. An executive with ``groot2_port`` set
 does load the Groot2 server (and the BT.CPP format, whose XML it serves), which shows
 the check sees imports.
+
+Deferred (bt_executive/ros/memory.py): the py_trees modules of ``UNUSED_PY_TREES`` are
+imported but their bodies never run (so pydot and multiprocessing stay out), and of an
+interface package (sensor_msgs.msg...) only the messages the run uses are imported.
 """
 
+import importlib.util
 import json
 import os
 import pathlib
@@ -20,6 +25,7 @@ import subprocess
 import sys
 
 from bt_executive.nodes.plugins import may_declare
+from bt_executive.ros.memory import UNUSED_PY_TREES
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -33,13 +39,16 @@ UNUSED = ('bt_executive.observe.groot2', 'zmq', 'msgpack', 'bt_executive.viewers
           'bt_executive.formats.schema', 'bt_executive.formats.reference', 'bt_executive.app',
           'bt_executive.testing', 'bt_executive.sim', 'jsonschema', 'rich', 'http.server',
           'mcap', 'mcap_ros2', 'bt_executive.observe.bag', 'bt_executive.observe.foxglove',
-          'bt_executive.observe.foxglove_server', 'foxglove')
+          'bt_executive.observe.foxglove_server', 'foxglove', 'pydot', 'multiprocessing',
+          'difflib')
 
 IMPORT_ONLY = 'import bt_executive.ros.executive'
 
 #: Start an executive on the patrol (event mode, no sim) and spin until its first tick.
 START = """
 import time
+from bt_executive.ros.memory import defer_interface_packages
+defer_interface_packages()  # as the executive's main() does
 import rclpy
 from bt_executive.ros.executive import Executive
 from bt_executive.ros.spin import make_executor
@@ -59,16 +68,24 @@ executor.shutdown()
 rclpy.try_shutdown()
 """
 
-REPORT = '\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n'
+REPORT = ('\nimport json, sys\nfrom bt_executive.ros.memory import deferred\n'
+          'print(json.dumps(sorted(sys.modules)))\n'
+          'print(json.dumps(sorted(name for name in sys.modules if deferred(name))))\n')
 
 
 def loaded(body: str) -> list[str]:
     """Run ``body`` in a fresh interpreter; return the modules it ended with."""
+    return report(body)[0]
+
+
+def report(body: str) -> tuple[list[str], list[str]]:
+    """Run ``body`` in a fresh interpreter; return its modules and those still deferred."""
     process = subprocess.run([sys.executable, '-c', body + REPORT], capture_output=True,
                              text=True, timeout=TIMEOUT + 30.0, env=dict(os.environ),
                              stdin=subprocess.DEVNULL)
     assert process.returncode == 0, f'the interpreter failed:\n{process.stderr}'
-    return json.loads(process.stdout.strip().splitlines()[-1])
+    lines = process.stdout.strip().splitlines()
+    return json.loads(lines[-2]), json.loads(lines[-1])
 
 
 def unused_loaded(modules: list[str], allowed: tuple[str, ...] = ()) -> list[str]:
@@ -99,9 +116,18 @@ def test_importing_the_executive_loads_no_viewer_or_format():
 
 
 def test_a_running_patrol_executive_loads_no_viewer_or_format():
-    modules = loaded(start())
+    modules, deferred = report(start())
     assert 'bt_executive.observe.snapshot' in modules  # it did start and observe
     assert unused_loaded(modules) == []
+    assert sorted(UNUSED_PY_TREES) == [name for name in deferred if name.startswith('py_trees')]
+    # of the message packages, the types the patrol uses and no others
+    assert 'sensor_msgs.msg._battery_state' in modules and 'sensor_msgs.msg' in deferred
+    assert [name for name in modules if name.startswith('sensor_msgs.msg._')] == [
+        'sensor_msgs.msg._battery_state']
+    assert 'geometry_msgs.msg._twist' in modules
+    assert 'geometry_msgs.msg._wrench' not in modules
+    if importlib.util.find_spec('py_trees_ros_interfaces') is None:  # the streams are off
+        assert 'bt_executive.ros.streams' not in modules
     if not may_declare():  # no plugin here: nor importlib.metadata (nodes/plugins.py)
         assert 'importlib.metadata' not in modules
 

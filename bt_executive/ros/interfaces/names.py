@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 import dataclasses
-import difflib
 import importlib
 import importlib.util
 import os
@@ -170,10 +169,11 @@ def resolve(type_string: str, *, kind: Optional[str] = None) -> type:
     if cached is not None:
         return cached
     module = _import_interface_module(parsed, required=True)
-    candidates = _types_in(module, parsed.kind)
-    cls = candidates.get(parsed.name)
-    if cls is None:
-        raise InterfaceError(_missing_type_message(parsed, candidates))
+    # the one name, not the module's whole namespace: the executive imports an interface
+    # package's types one by one as they are read (ros/memory.py)
+    cls = None if parsed.name.startswith('_') else getattr(module, parsed.name, None)
+    if not _is_kind(cls, parsed.kind):
+        raise InterfaceError(_missing_type_message(parsed, _types_in(module, parsed.kind)))
     with _cache_lock:
         _cache[key] = cls
     return cls
@@ -270,6 +270,8 @@ def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
     by_lower: dict[str, str] = {}
     for candidate in candidates:
         by_lower.setdefault(candidate.lower(), candidate)
+    import difflib  # only for a mistake: not loaded by a run without one
+
     matches = difflib.get_close_matches(str(word).lower(), list(by_lower), n=1, cutoff=0.6)
     if not matches:
         return ''
@@ -297,8 +299,9 @@ def _is_kind(candidate: Any, kind: str) -> bool:
 
 def _types_in(module: Any, kind: str) -> dict[str, type]:
     """Return the public interface classes of ``kind`` defined in an interface module."""
-    return {name: value for name, value in vars(module).items()
-            if not name.startswith('_') and _is_kind(value, kind)}
+    found = {name: getattr(module, name, None) for name in dir(module)
+             if not name.startswith('_')}  # dir(): all of a deferred package (ros/memory.py)
+    return {name: value for name, value in found.items() if _is_kind(value, kind)}
 
 
 def _import_interface_module(parsed: InterfaceName, *, required: bool) -> Any:
