@@ -227,7 +227,7 @@ def test_fleet_includes_the_patrol_with_every_argument(fleet):
         name: ('arg', name) for name in passed}
     assert sorted([*passed, *bringup.PER_ROBOT]) == sorted(a.name for a in bringup.ARGUMENTS)
     fleet_names = {a.name for a in bringup.FLEET_ARGUMENTS}
-    assert set(passed) | {'robots', 'groot2_port'} == fleet_names
+    assert set(passed) | {'robots', 'groot2_port', 'shared_process'} == fleet_names
 
 
 def test_the_demo_takes_every_launch_argument_and_the_fleet_options():
