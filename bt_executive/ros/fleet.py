@@ -22,6 +22,7 @@ outside them the blackboard refuses use. Periodic ticks are spread over the peri
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import Any, Callable, Optional
 
@@ -84,18 +85,34 @@ class FleetExecutive(Executive):
     # every callback of the node: subscriptions (the blackboard feed, topic leaves),
     # timers (tickers), services (ours, the snapshot streams'), action clients' waitables
 
+    def _own(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """Run ``callback`` on this blackboard; count what it raises as this node's fault.
+
+        One process, many executives: an exception reaching the executor could not say
+        whose it was, so ``callback_errors`` in ~/status counts it where it happened.
+        """
+        @functools.wraps(callback)  # rclpy reads a timer callback's signature
+        def reporting(*args: Any, **kwargs: Any) -> None:
+            try:
+                callback(*args, **kwargs)
+            except Exception as error:  # noqa: B902 - logged and counted; keep spinning
+                faults = getattr(self, 'callback_faults', None)
+                if faults is None:
+                    raise
+                faults.report(error)
+        return self.blackboard_space.entered(reporting)
+
     def create_subscription(self, msg_type: Any, topic: str, callback: Callable[..., Any],
                             *args: Any, **kwargs: Any) -> Any:
         """Create a subscription whose callback runs on this executive's blackboard."""
-        return super().create_subscription(msg_type, topic,
-                                           self.blackboard_space.entered(callback),
+        return super().create_subscription(msg_type, topic, self._own(callback),
                                            *args, **kwargs)
 
     def create_timer(self, timer_period_sec: float, callback: Any, *args: Any,
                      **kwargs: Any) -> Any:
         """Create a timer whose callback runs on this executive's blackboard."""
         if callback is not None:
-            callback = self.blackboard_space.entered(callback)
+            callback = self._own(callback)
         return super().create_timer(timer_period_sec, callback, *args, **kwargs)
 
     def create_service(self, srv_type: Any, srv_name: str, callback: Callable[..., Any],
@@ -238,6 +255,9 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
         if options.robots < 1:
             raise ValueError(f'--robots {options.robots}: expected at least 1')
         namespaces = namespaces_of(options)
+        if any(item.startswith('__ns:=') for item in (sys.argv if args is None else args)):
+            raise ValueError('-r __ns:=... would put every executive in one namespace; '
+                             'give --namespaces instead')
     except (SystemExit, ValueError) as error:  # argparse exits on a bad argument
         if isinstance(error, ValueError):
             print(f'fleet_executive: {error}', file=sys.stderr)

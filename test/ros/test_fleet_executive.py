@@ -276,3 +276,6 @@ def test_fleet_executive_help_and_bad_arguments():
     bad = subprocess.run([sys.executable, fleet, '--namespaces', 'a', 'a'],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and 'namespace /a given twice' in bad.stderr
+    remapped = subprocess.run([sys.executable, fleet, '--robots', '2', '--ros-args', '-r',
+                               '__ns:=/x'], capture_output=True, text=True, timeout=60)
+    assert remapped.returncode == 2 and 'give --namespaces instead' in remapped.stderr
