@@ -21,7 +21,7 @@ reading or writing another robot's keys.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Iterator, Optional, TypeVar
+from typing import Any, Callable, TypeVar
 
 import py_trees
 
@@ -121,10 +121,4 @@ def guard() -> Callable[[], None]:
     return undo
 
 
-def spaces_of(nodes: list[Any]) -> Iterator[Optional[BlackboardSpace]]:
-    """Yield each node's blackboard space (None for a node without one)."""
-    for node in nodes:
-        yield getattr(node, 'blackboard_space', None)
-
-
-__all__ = ['BlackboardOutsideExecutive', 'BlackboardSpace', 'guard', 'spaces_of']
+__all__ = ['BlackboardOutsideExecutive', 'BlackboardSpace', 'guard']
