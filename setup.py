@@ -32,6 +32,7 @@ setup(
         'console_scripts': [
             'bt-executive = bt_executive.app.cli:main',
             'executive = bt_executive.ros.executive:main',
+            'fleet_executive = bt_executive.ros.fleet:main',
             'lifecycle_executive = bt_executive.ros.lifecycle:main',
             'sim_robot = bt_executive.sim.robot:main',
         ],

@@ -5,17 +5,30 @@
     ros2 launch bt_executive fleet.launch.py robots:=3
     ros2 launch bt_executive fleet.launch.py robots:=2 groot2_port:=1667
 
+    ros2 launch bt_executive fleet.launch.py robots:=30 shared_process:=true
+
 Every robot gets its own namespace, simulated robot and executive. Exactly one process
 publishes /clock: the first robot's sim; the other sims and every executive follow it
 (use_sim_time). Robot i serves Groot2 on groot2_port + i - 1 (when groot2_port is not 0).
 ``bt-executive demo --robots N`` starts the same fleet without ``ros2 launch``.
+
+With ``shared_process:=true`` the executives run in one ``fleet_executive`` process and
+the sims in one ``sim_robot --robots N`` process, behind the same ROS interfaces (each
+executive its own namespace, parameters and services; docs/launch.md): what lets a small
+machine run 30 robots (BENCHMARKS.md, scale).
 """
 
 from launch import LaunchDescription
-from launch.actions import (DeclareLaunchArgument, GroupAction, IncludeLaunchDescription,
-                            LogInfo, OpaqueFunction)
+from launch.actions import (DeclareLaunchArgument, EmitEvent, GroupAction,
+                            IncludeLaunchDescription, LogInfo, OpaqueFunction,
+                            RegisterEventHandler)
+from launch.conditions import IfCondition
+from launch.event_handlers import OnProcessExit
+from launch.events import Shutdown
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
 
@@ -35,6 +48,8 @@ def launch_robots(context):
     if robots < 1:
         raise ValueError(f'robots:={robots}: expected at least 1 robot')
     groot2_port = int(LaunchConfiguration('groot2_port').perform(context))
+    if LaunchConfiguration('shared_process').perform(context).strip().lower() == 'true':
+        return launch_shared(robots, groot2_port)
     patrol_launch = PathJoinSubstitution(
         [FindPackageShare('bt_executive'), 'launch', 'patrol.launch.py'])
 
@@ -62,6 +77,43 @@ def launch_robots(context):
                 launch_arguments=launch_arguments.items()),
         ]))
     return actions
+
+
+def launch_shared(robots: int, groot2_port: int):
+    """Start every sim in one process and every executive in another (shared_process)."""
+    namespaces = [robot_arguments(index, groot2_port)['namespace']
+                  for index in range(1, robots + 1)]
+    log_level = LaunchConfiguration('log_level')
+    use_sim_time = LaunchConfiguration('use_sim_time')
+    sims = Node(
+        condition=IfCondition(LaunchConfiguration('use_sim')),
+        package='bt_executive', executable='sim_robot', output='screen',
+        parameters=[LaunchConfiguration('sim_params_file'), {
+            # the first robot's sim publishes /clock; sim_robot --robots makes the others
+            # follow it
+            'publish_clock': True,
+            'use_sim_time': ParameterValue(use_sim_time, value_type=bool),
+            'nav2': ParameterValue(LaunchConfiguration('sim_nav2'), value_type=str),
+        }],
+        arguments=['--namespaces', *namespaces, '--ros-args', '--log-level', log_level])
+    executives = Node(
+        package='bt_executive', executable='fleet_executive', output='screen',
+        parameters=[LaunchConfiguration('params_file'), {
+            'tree_file': ParameterValue(LaunchConfiguration('tree'), value_type=str),
+            'tick_mode': ParameterValue(LaunchConfiguration('tick_mode'), value_type=str),
+            'tick_rate': ParameterValue(LaunchConfiguration('tick_rate'), value_type=float),
+            'use_sim_time': ParameterValue(use_sim_time, value_type=bool),
+        }],
+        arguments=['--namespaces', *namespaces, '--groot2-port', str(groot2_port),
+                   '--ros-args', '--log-level', log_level])
+    return [
+        LogInfo(msg=f"Launching {robots} robots in two processes: {', '.join(namespaces)}"),
+        sims, executives,
+        # the executives are the mission: when their process exits, everything stops
+        RegisterEventHandler(OnProcessExit(
+            target_action=executives,
+            on_exit=[EmitEvent(event=Shutdown(reason='the fleet executive exited'))])),
+    ]
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -128,6 +180,12 @@ def generate_launch_description() -> LaunchDescription:
         'log_level', default_value='info',
         description='Log level of every node')
 
+    declare_shared_process_cmd = DeclareLaunchArgument(
+        'shared_process', default_value='false',
+        description='Run every executive in one process (fleet_executive) and every '
+                    'sim in another (sim_robot --robots N), behind the same interfaces; '
+                    'use_respawn does not apply')
+
     ld = LaunchDescription()
 
     ld.add_action(declare_robots_cmd)
@@ -142,6 +200,7 @@ def generate_launch_description() -> LaunchDescription:
     ld.add_action(declare_use_respawn_cmd)
     ld.add_action(declare_log_level_cmd)
     ld.add_action(declare_sim_nav2_cmd)
+    ld.add_action(declare_shared_process_cmd)
 
     ld.add_action(OpaqueFunction(function=launch_robots))
 

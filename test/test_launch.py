@@ -227,7 +227,7 @@ def test_fleet_includes_the_patrol_with_every_argument(fleet):
         name: ('arg', name) for name in passed}
     assert sorted([*passed, *bringup.PER_ROBOT]) == sorted(a.name for a in bringup.ARGUMENTS)
     fleet_names = {a.name for a in bringup.FLEET_ARGUMENTS}
-    assert set(passed) | {'robots', 'groot2_port'} == fleet_names
+    assert set(passed) | {'robots', 'groot2_port', 'shared_process'} == fleet_names
 
 
 def test_the_demo_takes_every_launch_argument_and_the_fleet_options():
@@ -332,3 +332,26 @@ def test_bringup_executables_are_the_console_scripts_of_setup_py():
         assert scripts[executable] == module
         assert importlib.util.find_spec(module) is not None
     assert "glob('launch/*.launch.py')" in (ROOT / 'setup.py').read_text()
+
+
+def test_the_shared_demo_fleet_is_two_processes_with_the_same_parameters():
+    separate = demo.plan({'groot2_port': '1667'}, 3, '/share')
+    robots = demo.plan({'groot2_port': '1667'}, 3, '/share', shared=True)
+    assert [len(robot.commands) for robot in robots] == [2, 0, 0]
+    (sim_node, sim), (exe_node, executive) = robots[0].commands
+    assert sim[sim.index('-m') + 1] == 'bt_executive.sim.robot'
+    assert executive[executive.index('-m') + 1] == 'bt_executive.ros.fleet'
+    for argv in (sim, executive):
+        assert argv[argv.index('--namespaces'):][:4] == ['--namespaces', 'robot1', 'robot2',
+                                                         'robot3']
+        assert not any(item.startswith('__ns:=') for item in argv)
+    assert executive[executive.index('--groot2-port') + 1] == '1667'
+    # the rest is the first robot's command line: parameter files, parameters, the clock
+    for argv, (_, first) in zip((sim, executive), separate[0].commands):
+        expected = first[first.index('--ros-args'):]
+        remap = expected.index('__ns:=/robot1')
+        del expected[remap - 1:remap + 1]
+        assert argv[argv.index('--ros-args'):] == expected
+    assert _flag(sim, 'publish_clock') == 'true'
+    with pytest.raises(ValueError, match='use_respawn'):
+        demo.plan({'use_respawn': 'true'}, 2, '/s', shared=True)

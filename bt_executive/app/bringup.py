@@ -23,6 +23,7 @@ PACKAGE = 'bt_executive'
 #: Console scripts (setup.py ``entry_points``) and the modules they run.
 EXECUTABLES = {
     'executive': 'bt_executive.ros.executive',
+    'fleet_executive': 'bt_executive.ros.fleet',
     'sim_robot': 'bt_executive.sim.robot',
 }
 
@@ -119,6 +120,9 @@ FLEET_ARGUMENTS = (
     *(argument for argument in ARGUMENTS if argument.name not in PER_ROBOT),
     Argument('groot2_port', '0', 'Serve Groot2 monitoring: robot i on this TCP port + i - 1 '
              '(0: off)'),
+    Argument('shared_process', 'false', 'Run every executive in one process '
+             '(fleet_executive) and every sim in another (sim_robot --robots N), behind the '
+             'same interfaces; use_respawn does not apply'),
 )
 """``launch/fleet.launch.py``: ``robots``, the patrol's arguments but the per-robot ones."""
 

@@ -352,7 +352,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     return run(laps=args.laps, tree=args.tree, namespace=args.namespace, robots=args.robots,
                groot2_port=args.groot2_port, arguments=arguments, timeout=args.timeout,
-               nav2=args.nav2)
+               nav2=args.nav2, shared=args.shared)
 
 
 def _write_output(data: str | bytes, output: Optional[str]) -> int:
@@ -547,6 +547,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help='stop when every robot completed this many laps (2)')
     p.add_argument('--robots', type=int, metavar='N',
                    help='a fleet as launch/fleet.launch.py: robot1..robotN, one /clock')
+    p.add_argument('--shared', action='store_true',
+                   help='with --robots: every executive in one process, every sim in '
+                        'another (shared_process:=true)')
     p.add_argument('--tree', help='tree file (default: the package patrol.yaml)')
     p.add_argument('--namespace', default='', help='namespace of the nodes')
     p.add_argument('--groot2-port', type=int, metavar='PORT',

@@ -168,8 +168,13 @@ class Robot:
         return f'/{space}/{name}' if space else f'/{name}'
 
 
-def plan(values: Mapping[str, str], robots: Optional[int], share: str) -> list[Robot]:
+def plan(values: Mapping[str, str], robots: Optional[int], share: str, *,
+         shared: bool = False) -> list[Robot]:
     """Return the robots to start: the patrol once, or a fleet of ``robots``.
+
+    ``shared`` (``shared_process:=true``): the first robot carries the two command lines
+    of the whole fleet, every executive in one ``fleet_executive`` and every sim in one
+    ``sim_robot --namespaces``; the others carry none.
 
     Raises:
         KeyError: an unknown launch argument.
@@ -181,6 +186,8 @@ def plan(values: Mapping[str, str], robots: Optional[int], share: str) -> list[R
                       bringup.command_lines(values, sys.executable, share))]
     if robots < 1:
         raise ValueError(f'--robots {robots}: expected at least 1 robot')
+    if shared and bringup.parse_bool(values.get('use_respawn', 'false')):
+        raise ValueError('use_respawn does not apply to a shared process')
     fixed = sorted(set(values) & {'namespace', 'publish_clock'})
     if fixed:
         raise ValueError(f'{fixed[0]} is set per robot in a fleet (robot1 .. robotN; only '
@@ -191,7 +198,37 @@ def plan(values: Mapping[str, str], robots: Optional[int], share: str) -> list[R
         each = {**values, **bringup.robot_arguments(index, port)}
         fleet.append(Robot(each['namespace'],
                            bringup.command_lines(each, sys.executable, share)))
+    if shared:
+        fleet[0].commands = shared_commands(fleet[0].commands,
+                                            [robot.namespace for robot in fleet], port)
+        for robot in fleet[1:]:
+            robot.commands = []
     return fleet
+
+
+def shared_commands(commands: list[tuple[bringup.NodeLaunch, list[str]]],
+                    namespaces: list[str], groot2_port: int
+                    ) -> list[tuple[bringup.NodeLaunch, list[str]]]:
+    """Turn the first robot's command lines into those of the whole fleet's two processes.
+
+    The same parameter files and parameters, the first robot's (its sim publishes
+    /clock; ``sim_robot --namespaces`` makes the others follow it), with ``--namespaces``
+    in place of the namespace remapping.
+    """
+    modules = {'executive': bringup.EXECUTABLES['fleet_executive'],
+               'sim_robot': bringup.EXECUTABLES['sim_robot']}
+    result = []
+    for launch, argv in commands:
+        argv = list(argv)
+        argv[argv.index('-m') + 1] = modules[launch.executable]
+        remap = argv.index(f'__ns:=/{namespaces[0]}')
+        del argv[remap - 1:remap + 1]
+        extra = ['--namespaces', *namespaces]
+        if launch.executable == 'executive':
+            extra += ['--groot2-port', str(groot2_port)]
+        ros = argv.index('--ros-args')
+        result.append((launch, argv[:ros] + extra + argv[ros:]))
+    return result
 
 
 def render_fleet(robots: list[Robot], laps_wanted: int, clock_publishers: int) -> str:
@@ -245,7 +282,8 @@ def _listen(listener: Any, robot: Robot) -> None:
 def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         robots: Optional[int] = None, groot2_port: Optional[int] = None,
         arguments: Optional[Mapping[str, str]] = None, timeout: float = 300.0,
-        out: TextIO = sys.stdout, live: Optional[bool] = None, nav2: bool = False) -> int:
+        out: TextIO = sys.stdout, live: Optional[bool] = None, nav2: bool = False,
+        shared: bool = False) -> int:
     """Run the patrol demo; return the exit code (0 when every robot completed its laps).
 
     With ``nav2`` the tree defaults to ``config/patrol_nav2.yaml`` and the sims serve
@@ -263,6 +301,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         out: where the output goes
         live: redraw in place (default: when ``out`` is a terminal)
         nav2: run ``patrol_nav2.yaml`` against the sims' Nav2 actions
+        shared: with ``robots``, every executive in one process and every sim in another
 
     Returns:
         0 on success, 1 on a failure (a node exited, the timeout), 2 on invalid
@@ -286,7 +325,9 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
     if groot2_port is not None:
         values['groot2_port'] = str(groot2_port)
     try:
-        fleet = plan(values, robots, package_share())
+        if shared and robots is None:
+            raise ValueError('--shared needs --robots N')
+        fleet = plan(values, robots, package_share(), shared=shared)
         respawn = bringup.parse_bool(values.get('use_respawn', 'false'))
     except (KeyError, ValueError) as error:
         print(f'demo: {error.args[0]}', file=out)
@@ -320,7 +361,8 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         for robot in fleet:
             for launch, argv in robot.commands:
                 if launch.executable == executable:
-                    label = f'{robot.label}/{launch.name}' if robots else launch.name
+                    owner = 'fleet' if shared else robot.label
+                    label = f'{owner}/{launch.name}' if robots else launch.name
                     print(f'demo: starting {label} ({argv[2]})', file=out, flush=True)
                     processes.start(label, launch.executable, argv)
 
@@ -330,6 +372,8 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         start('sim_robot')
         sims = [robot for robot in fleet
                 if any(launch.executable == 'sim_robot' for launch, _ in robot.commands)]
+        if shared and sims:  # one process for every sim
+            sims = fleet
         while not interrupted and code == 0 \
                 and not all(robot.observed.robot for robot in sims):
             listener.spin_once(timeout_sec=0.1)

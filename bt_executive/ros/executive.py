@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import signal
 import sys
 import time
 from typing import Any, Callable, Optional
@@ -25,19 +24,16 @@ from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.memory import defer_interface_packages
 from bt_executive.ros.parameters import (declare_parameters, PARAMETERS, TICK_MODES,
                                          TICK_PARAMETERS, TREE_PARAMETERS)
+from bt_executive.ros.serve import serve
 from bt_executive.ros.simclock import SimClockCheck
 from bt_executive.ros.snapshot_topics import SnapshotTopics
-from bt_executive.ros.spin import (CallbackFaults, freeze_startup_objects, make_executor,
-                                   SignalWaker, StartInterrupted)
+from bt_executive.ros.spin import CallbackFaults
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
 from bt_executive.ros.usage import handle_arguments
-from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
 import py_trees
 from py_trees.common import Status
 from rcl_interfaces.msg import SetParametersResult
-import rclpy
 from rclpy.exceptions import ParameterException
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.utilities import remove_ros_args
@@ -127,6 +123,7 @@ class Executive(Node):
     """
 
     host: Any = None  # the parts destroy_node() ends, until __init__ has made them
+    tick_phase: Optional[float] = None  # periodic ticks' place in the period (fleet.py)
     ticker: Any = None
     groot2: Any = None
 
@@ -203,7 +200,7 @@ class Executive(Node):
         try:
             from bt_executive.observe.groot2 import Groot2Server
             server = Groot2Server(port, address, logger=self.get_logger(),
-                                  render_value=json_safe)
+                                  render_value=json_safe, storage=self.blackboard_storage)
         except Exception as error:  # noqa: B902 - ImportError, Groot2Error: run on without
             self.get_logger().error(f'Groot2 monitoring is off: {error}')
             return None
@@ -270,7 +267,8 @@ class Executive(Node):
             self.timing.restart(None)
             self.ticker.request('tick_mode event')
         else:
-            self.ticker = PeriodicTicker(self, self.tick_once, rate=values['tick_rate'])
+            self.ticker = PeriodicTicker(self, self.tick_once, rate=values['tick_rate'],
+                                         phase=self.tick_phase)
             self.timing.restart(self.ticker.period)
 
     def request_tick(self, source: Any = None) -> None:
@@ -447,9 +445,13 @@ class Executive(Node):
             'blackboard': self._blackboard_selection(),
         }
 
+    def blackboard_storage(self) -> dict[str, Any]:
+        """Return this executive's blackboard storage (``/key -> value``; fleet.py)."""
+        return py_trees.blackboard.Blackboard.storage
+
     def _blackboard_selection(self) -> dict[str, Any]:
         selection = {}
-        storage = py_trees.blackboard.Blackboard.storage
+        storage = self.blackboard_storage()
         for key in self._param('status_keys'):
             if key and '/' + key in storage:
                 selection[key] = json_safe(storage['/' + key])
@@ -532,17 +534,25 @@ class Executive(Node):
 
     # ---- stopping ------------------------------------------------------------------
 
-    def stop_tree(self, executor: Any, *, timeout: Optional[float] = None) -> bool:
+    def stop_tree(self, executor: Any, *, timeout: Optional[float] = None,
+                  waited: float = 0.0) -> bool:
         """Halt every tree and spin until goal cancels are acknowledged (bounded).
+
+        ``waited``: seconds already spent awaiting them (ros/serve.py halts several
+        executives' trees, then awaits their cancels together).
 
         Returns:
             True if every cancel was acknowledged within the timeout.
         """
         if timeout is None:
             timeout = self._param('shutdown_timeout')
-        acknowledged = self.host.stop_all(executor, timeout)
+        acknowledged = self.host.stop_all(executor, timeout, waited=waited)
         self.publish_status(force=True)
         return acknowledged
+
+    def halt_all(self) -> None:
+        """Halt every tree (goal cancels are sent) without awaiting; see ros/serve.py."""
+        self.host.halt_all()
 
     def destroy_node(self) -> None:
         """Halt the tree (goal cancels are sent) and release everything, then destroy.
@@ -593,66 +603,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
     if done is not None:
         return done
     defer_interface_packages()  # messages imported one by one, as used (ros/memory.py)
-    rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-    received: list[int] = []
-    starting = [True]
-    status = 0
-
-    def on_signal(signum: int, frame: Any) -> None:
-        received.append(signum)
-        if starting:  # loading or setting up the first tree: give that up at once
-            starting.clear()
-            raise StartInterrupted()
-
-    executive = None
-    executor = make_executor()
-    waker = None
-    try:
-        try:
-            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                signal.signal(signum, on_signal)
-            executive = Executive(registry=registry)
-        except TreeError:
-            return 1
-        except ParameterException as error:
-            print(f'executive: {error} (executive --help lists the parameters)',
-                  file=sys.stderr)
-            return 2
-        except StartInterrupted:  # nothing ticked yet, so no goal was sent: a clean stop
-            return 0
-        finally:
-            starting.clear()
-        executor.add_node(executive)
-        freeze_startup_objects()  # shorter collector pauses in reactions (ros/spin.py)
-        waker = SignalWaker(executor)
-        while rclpy.ok() and not received:
-            # a signal wakes this at once (SignalWaker); the timeout is only a safety net
-            try:
-                executor.spin_once(timeout_sec=1.0)
-            except ExternalShutdownException:
-                raise
-            except Exception as error:  # a callback raised; the executor carries on
-                executive.callback_faults.report(error)
-    except ExternalShutdownException:
-        pass
-    finally:
-        # Under heavy load (50 ROS processes stopping at once) rclpy's EventsExecutor
-        # shutdown was seen to block for good, in C code holding the GIL: the watchdog
-        # bounds the whole exit whatever the interpreter does (ros/watchdog.py).
-        grace = executive.get_parameter('shutdown_timeout').value if executive else 0.0
-        watchdog = ExitWatchdog(grace + CLEANUP_TIMEOUT, 'stopping the tree and releasing '
-                                'ROS entities')
-        if waker is not None:
-            waker.close()
-        if executive is not None and not executive.stop_tree(executor):
-            status = 1  # a goal may still be active on the robot: not a clean stop
-        if executive is not None:
-            executor.remove_node(executive)
-            executive.destroy_node()
-        executor.shutdown()
-        rclpy.try_shutdown()
-        watchdog.cancel()
-    return status
+    return serve('executive', lambda made: made.append(Executive(registry=registry)), args)
 
 
 if __name__ == '__main__':

@@ -327,11 +327,11 @@ class TreeHost:
         self.running = True
         return True
 
-    def stop_all(self, executor: Any, timeout: float) -> bool:
-        """Halt every tree and spin until goal cancels are acknowledged (bounded).
+    def halt_all(self) -> None:
+        """Halt the tree (its goal cancels are sent) and stop ticking; nothing is awaited.
 
-        Returns:
-            True if every cancel was acknowledged within the timeout.
+        :meth:`stop_all` then awaits the cancels: executives sharing a process halt every
+        tree first and await all their cancels together (bt_executive/ros/serve.py).
         """
         self.running = False
         if self.tree is not None:
@@ -339,13 +339,27 @@ class TreeHost:
             self._stopped_ticks = self.tree.runner.tick_count  # the final status says it
             self.retiring.append(self.tree)
             self.tree = None
-        deadline = time.monotonic() + timeout
+
+    def outstanding(self) -> list[Any]:
+        """Return the goal cancels (futures) of the halted trees not yet acknowledged."""
+        return [future for tree in self.retiring for future in tree.outstanding()]
+
+    def stop_all(self, executor: Any, timeout: float, *, waited: float = 0.0) -> bool:
+        """Halt every tree and spin until goal cancels are acknowledged (bounded).
+
+        ``waited``: seconds of ``timeout`` already spent awaiting them (after
+        :meth:`halt_all`).
+
+        Returns:
+            True if every cancel was acknowledged within the timeout.
+        """
+        self.halt_all()
+        deadline = time.monotonic() + timeout - waited
         self.debug('tree', lambda: f'stopping: {len(self.retiring)} trees halted, waiting up '
                    f'to {timeout:g} s for {sum(len(t.outstanding()) for t in self.retiring)} '
                    'goal cancels')
         while time.monotonic() < deadline:
-            pending = [f for tree in self.retiring for f in tree.outstanding()]
-            if not pending:
+            if not self.outstanding():
                 break
             executor.spin_once(timeout_sec=min(0.05, max(0.0, deadline - time.monotonic())))
         acknowledged = not any(tree.outstanding() for tree in self.retiring)

@@ -366,12 +366,39 @@ class PeriodicTicker(IdleTicker):
         node: the node whose executor runs the ticks
         tick: ticks the tree once
         rate: ticks per second
+        phase: where in the period the ticks fall, a fraction (0 <= phase < 1) of the
+            period after a steady-clock multiple of it; None: from now. Executives
+            sharing a process get different phases, so their ticks do not come due
+            together (bt_executive/ros/fleet.py). With a phase, the timer is re-armed at
+            each tick for the next moment of that phase: a tick that came late (the
+            executor was busy) does not move the ones after it. Under simulated time
+            (``use_sim_time``) the phase is not used: /clock paces the ticks.
     """
 
-    def __init__(self, node: Any, tick: Callable[[], None], *, rate: float) -> None:
+    def __init__(self, node: Any, tick: Callable[[], None], *, rate: float,
+                 phase: Optional[float] = None) -> None:
         self._node = node
+        self._tick = tick
         self.period = 1.0 / rate
-        self._timer = node.create_timer(self.period, tick)
+        self._phase = phase
+        if phase is None or getattr(node.get_clock(), 'ros_time_is_active', False):
+            self._timer = node.create_timer(self.period, tick)
+        else:
+            self._timer = node.create_timer(self._until_phase(), self._on_phase,
+                                            clock=Clock(clock_type=ClockType.STEADY_TIME))
+
+    def _until_phase(self) -> float:
+        """Return the seconds to the next moment of the phase (a quarter period at least)."""
+        assert self._phase is not None
+        delay = (self._phase * self.period - time.monotonic()) % self.period
+        return delay + self.period if delay < 0.25 * self.period else delay
+
+    def _on_phase(self) -> None:
+        if self._timer is None:
+            return
+        self._timer.timer_period_ns = max(1000, int(self._until_phase() * 1e9))
+        self._timer.reset()  # inside the timer's callback (see _OneShot)
+        self._tick()
 
     def destroy(self) -> None:
         """Release the timer (idempotent)."""

@@ -19,6 +19,7 @@ When ``nav2_msgs`` works (the ``nav2`` parameter), it also serves Nav2's
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import math
@@ -27,6 +28,7 @@ import sys
 from typing import Any, cast, Optional
 
 from action_msgs.msg import GoalInfo, GoalStatus
+from bt_executive.ros.spin import make_executor
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
 from bt_executive.sim.follow import ClockFollower
 from bt_executive.sim.model import (ABORTED, CANCELED, ModelParams, NavEvent, RobotModel,
@@ -42,8 +44,10 @@ from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
+from rclpy.utilities import remove_ros_args
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import BatteryState
 from std_msgs.msg import Bool, String
@@ -396,12 +400,40 @@ class SimRobot(Node):
 def main(args: Optional[list[str]] = None) -> int:
     """Run the simulated robot until SIGINT, SIGTERM or SIGHUP.
 
+    ``sim_robot --robots N`` (or ``--namespaces a b``) runs N robots, robot1 .. robotN,
+    in this one process on one executor (a fleet on a small machine; the ROS arguments
+    apply to each, and only the first may publish ``/clock``).
+
     Args:
         args: Command line (ROS arguments); None uses ``sys.argv``.
 
     Returns:
         0 on a normal end (including SIGINT/SIGTERM/SIGHUP, as ROS nodes do); 1 if the
-        parameters are invalid, or if releasing ROS entities hangs (the exit watchdog).
+        parameters are invalid, or if releasing ROS entities hangs (the exit watchdog);
+        2 for bad arguments.
+    """
+    parser = argparse.ArgumentParser(
+        prog='sim_robot', description='The simulated robot (docs/sim_robot.md); ROS '
+        'parameters go after --ros-args.')
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument('--robots', type=int, help='run robot1 .. robotN in this process')
+    group.add_argument('--namespaces', nargs='+', help='run one robot per namespace')
+    options = parser.parse_args(remove_ros_args(sys.argv if args is None else args)[1:])
+    if options.robots is not None and options.robots < 1:
+        parser.error(f'--robots {options.robots}: expected at least 1')
+    namespaces: list[Optional[str]] = [None]
+    if options.namespaces:
+        namespaces = ['/' + name.strip('/') for name in options.namespaces]
+    elif options.robots:
+        namespaces = [f'/robot{index}' for index in range(1, options.robots + 1)]
+    return run_robots(args, namespaces)
+
+
+def run_robots(args: Optional[list[str]], namespaces: list[Optional[str]]) -> int:
+    """Run one simulated robot per namespace (None: the command line's) on one executor.
+
+    Only the first may publish ``/clock`` (``publish_clock``): the others follow it.
+    Returns the exit status described in :func:`main`.
     """
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     received: list[int] = []
@@ -411,18 +443,23 @@ def main(args: Optional[list[str]] = None) -> int:
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, on_signal)
-    node: Optional[SimRobot] = None
-    executor = SingleThreadedExecutor()
+    nodes: list[SimRobot] = []
+    # many robots: the EventsExecutor's cheaper wake-ups (bt_executive/ros/spin.py)
+    executor = SingleThreadedExecutor() if len(namespaces) == 1 else make_executor()
     try:
         try:
-            node = SimRobot()
+            for index, namespace in enumerate(namespaces):
+                kwargs: dict[str, Any] = {} if namespace is None else {'namespace': namespace}
+                if index:  # exactly one clock source
+                    kwargs['parameter_overrides'] = [Parameter('publish_clock', value=False)]
+                nodes.append(SimRobot(**kwargs))
+                executor.add_node(nodes[-1])
         except Nav2Unavailable as exc:
             print(f'{NODE_NAME}: {exc}', file=sys.stderr)
             return 2
         except (ValueError, ParameterException) as exc:
             print(f'{NODE_NAME}: invalid parameters: {exc}', file=sys.stderr)
             return 1
-        executor.add_node(node)
         while rclpy.ok() and not received:
             executor.spin_once(timeout_sec=0.1)
     except ExternalShutdownException:
@@ -430,7 +467,7 @@ def main(args: Optional[list[str]] = None) -> int:
     finally:
         # the robot stops with this process; releasing ROS entities can block under load
         watchdog = ExitWatchdog(CLEANUP_TIMEOUT)
-        if node is not None:
+        for node in nodes:
             if node.nav2 is not None:
                 node.nav2.destroy()
             executor.remove_node(node)

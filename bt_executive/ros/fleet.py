@@ -1,0 +1,277 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""Several executives in one process, on one executor: ``fleet_executive``.
+
+``fleet_executive --robots 30 --ros-args --params-file config/executive.yaml
+-p tree_file:=config/patrol.yaml`` runs the executives /robot1/bt_executive ..
+/robot30/bt_executive. Each is the same node as one ``executive`` process: its own
+namespace, parameters (``ros2 param`` works per executive), ~/status, ~/snapshot,
+services and tree; they share the process, the executor and the node catalogue. An
+rclpy process costs some 60 MiB and a share of the CPU before it ticks anything, which is
+what limits one process per robot on a small machine (BENCHMARKS.md, scale).
+
+Parameters come as for separate processes: ``-p`` and the ``/**/bt_executive:`` section
+of a parameters file apply to all, a ``/robot2/bt_executive:`` section to one.
+
+Each executive has a blackboard of its own (:mod:`bt_executive.ros.blackboards`): its
+space is put in place around every callback of its node and around its ticks, and
+outside them the blackboard refuses use. Periodic ticks are spread over the period
+(executive i of N at i/N of it), so the executives' ticks do not come due together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from typing import Any, Callable, Optional
+
+from bt_executive.core.registry import Registry
+from bt_executive.ros.blackboards import BlackboardSpace, guard
+from bt_executive.ros.executive import Executive, ros_registry
+from bt_executive.ros.memory import defer_interface_packages
+from bt_executive.ros.parameters import PARAMETERS
+from bt_executive.ros.serve import serve
+from bt_executive.ros.usage import help_text
+from rclpy.parameter import Parameter
+from rclpy.utilities import remove_ros_args
+
+_USAGE = """\
+usage: fleet_executive [-h] [--robots N | --namespaces NS [NS ...]] [--node-name NAME]
+                       [--groot2-port PORT] [--ros-args -p NAME:=VALUE ... |
+                       --params-file FILE ...]
+
+Run several executives in one process on one executor: one per namespace, each the
+node <namespace>/bt_executive with the ROS interfaces of the 'executive' command
+(parameters, ~/status, ~/snapshot, ~/events, ~/pause ...), its own tree and blackboard.
+
+options:
+  -h, --help            show this help and exit (no node is started)
+  --robots N            the namespaces robot1 .. robotN (default 1)
+  --namespaces NS ...   these namespaces instead (e.g. --namespaces alpha bravo)
+  --node-name NAME      each executive's node name (default bt_executive)
+  --groot2-port PORT    serve Groot2 monitoring: the i-th executive on PORT + i - 1
+
+-p and the /**/bt_executive: section of a parameters file set every executive; a
+/robot2/bt_executive: section sets one (ros2 param set /robot2/bt_executive ...).
+
+examples:
+  fleet_executive --robots 30 --ros-args --params-file config/executive.yaml \\
+      -p tree_file:=config/patrol.yaml -p tick_mode:=periodic
+  ros2 launch bt_executive fleet.launch.py robots:=30 shared_process:=true
+"""
+
+_EPILOGUE = """
+exit status: 0 after a normal end or a signal (every tree is halted and its goals are
+cancelled first, the cancels of all executives awaited together), 1 when a tree file
+given at start is invalid or a goal cancel was not acknowledged within shutdown_timeout.
+"""
+
+
+class FleetExecutive(Executive):
+    """An executive that shares its process: every callback runs on its own blackboard.
+
+    Args:
+        space: this executive's blackboard
+        phase: where in the period its periodic ticks fall (a fraction of the period)
+        kwargs: as :class:`~bt_executive.ros.executive.Executive`
+    """
+
+    def __init__(self, *, space: BlackboardSpace, phase: Optional[float] = None,
+                 **kwargs: Any) -> None:
+        self.blackboard_space = space  # before Node.__init__, which makes services
+        self.tick_phase = phase
+        super().__init__(**kwargs)
+
+    # every callback of the node: subscriptions (the blackboard feed, topic leaves),
+    # timers (tickers), services (ours, the snapshot streams'), action clients' waitables
+
+    def _own(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """Run ``callback`` on this blackboard; count what it raises as this node's fault.
+
+        One process, many executives: an exception reaching the executor could not say
+        whose it was, so ``callback_errors`` in ~/status counts it where it happened.
+        """
+        @functools.wraps(callback)  # rclpy reads a timer callback's signature
+        def reporting(*args: Any, **kwargs: Any) -> None:
+            try:
+                callback(*args, **kwargs)
+            except Exception as error:  # noqa: B902 - logged and counted; keep spinning
+                faults = getattr(self, 'callback_faults', None)
+                if faults is None:
+                    raise
+                faults.report(error)
+        return self.blackboard_space.entered(reporting)
+
+    def create_subscription(self, msg_type: Any, topic: str, callback: Callable[..., Any],
+                            *args: Any, **kwargs: Any) -> Any:
+        """Create a subscription whose callback runs on this executive's blackboard."""
+        return super().create_subscription(msg_type, topic, self._own(callback),
+                                           *args, **kwargs)
+
+    def create_timer(self, timer_period_sec: float, callback: Any, *args: Any,
+                     **kwargs: Any) -> Any:
+        """Create a timer whose callback runs on this executive's blackboard."""
+        if callback is not None:
+            callback = self._own(callback)
+        return super().create_timer(timer_period_sec, callback, *args, **kwargs)
+
+    def create_service(self, srv_type: Any, srv_name: str, callback: Callable[..., Any],
+                       *args: Any, **kwargs: Any) -> Any:
+        """Create a service whose callback runs on this executive's blackboard."""
+        return super().create_service(srv_type, srv_name,
+                                      self.blackboard_space.entered(callback),
+                                      *args, **kwargs)
+
+    def add_waitable(self, waitable: Any) -> None:
+        """Add a waitable (an action client) whose work runs on this executive's blackboard.
+
+        An action client calls the leaves' feedback callbacks from ``execute``.
+        """
+        execute = waitable.execute
+        space = self.blackboard_space
+
+        async def inside(taken_data: Any) -> Any:
+            previous = space.enter()
+            try:
+                return await execute(taken_data)
+            finally:
+                space.leave(previous)
+        waitable.execute = inside
+        super().add_waitable(waitable)
+
+    # what the executive does outside its node's callbacks
+
+    def _start(self, registry: Optional[Registry]) -> None:
+        with self.blackboard_space:
+            super()._start(registry)
+
+    def _on_set_parameters(self, parameters: list[Parameter]) -> Any:
+        with self.blackboard_space:
+            return super()._on_set_parameters(parameters)
+
+    def tick_once(self) -> Any:
+        """Tick the tree once on this executive's blackboard (event ticks come as tasks)."""
+        with self.blackboard_space:
+            return super().tick_once()
+
+    def publish_status(self, *, force: bool = False) -> None:
+        """Publish as the executive does, reading this executive's blackboard."""
+        with self.blackboard_space:
+            super().publish_status(force=force)
+
+    def status(self) -> dict[str, Any]:
+        """Return what ~/status publishes, with this executive's blackboard keys."""
+        with self.blackboard_space:
+            return super().status()
+
+    def pause(self) -> str:
+        """Halt the tree (cancelling its goals) and stop ticking."""
+        with self.blackboard_space:
+            return super().pause()
+
+    def reset(self) -> str:
+        """Halt the tree, restore its initial blackboard and limits, and tick again."""
+        with self.blackboard_space:
+            return super().reset()
+
+    def reload(self) -> str:
+        """Reload the current tree file (rejected, old tree kept, if it became invalid)."""
+        with self.blackboard_space:
+            return super().reload()
+
+    def halt_all(self) -> None:
+        """Halt every tree (goal cancels are sent) without awaiting."""
+        with self.blackboard_space:
+            super().halt_all()
+
+    def stop_tree(self, executor: Any, *, timeout: Optional[float] = None,
+                  waited: float = 0.0) -> bool:
+        """Halt every tree and await its goal cancels (see Executive.stop_tree)."""
+        with self.blackboard_space:
+            return super().stop_tree(executor, timeout=timeout, waited=waited)
+
+    def destroy_node(self) -> None:
+        """Halt and release the trees on this executive's blackboard, then destroy."""
+        with self.blackboard_space:
+            super().destroy_node()
+
+    def blackboard_storage(self) -> dict[str, Any]:
+        """Return this executive's blackboard storage (the Groot2 thread reads it too)."""
+        return self.blackboard_space.storage
+
+
+def namespaces_of(options: argparse.Namespace) -> list[str]:
+    """Return the namespaces the options ask for (robot1 .. robotN by default)."""
+    if options.namespaces:
+        names = ['/' + name.strip('/') for name in options.namespaces]
+    else:
+        names = [f'/robot{index}' for index in range(1, options.robots + 1)]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"namespace {', '.join(twice)} given twice")
+    return names
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog='fleet_executive', add_help=False)
+    parser.add_argument('-h', '--help', action='store_true')
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument('--robots', type=int, default=1)
+    group.add_argument('--namespaces', nargs='+')
+    parser.add_argument('--node-name', default='bt_executive')
+    parser.add_argument('--groot2-port', type=int, default=0)
+    return parser
+
+
+def start_fleet(made: list[Any], namespaces: list[str], *, node_name: str = 'bt_executive',
+                groot2_port: int = 0, registry: Optional[Registry] = None) -> None:
+    """Make one :class:`FleetExecutive` per namespace (appended to ``made`` one by one).
+
+    They share one node catalogue; executive i of N ticks at i/N of the period.
+    """
+    registry = registry or ros_registry()
+    for index, namespace in enumerate(namespaces):
+        overrides = [Parameter('groot2_port', value=groot2_port + index)] \
+            if groot2_port else []
+        made.append(FleetExecutive(space=BlackboardSpace(namespace), phase=index /
+                                   len(namespaces), node_name=node_name, namespace=namespace,
+                                   parameter_overrides=overrides, registry=registry))
+
+
+def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = None) -> int:
+    """Run the executives until SIGINT/SIGTERM/SIGHUP; cancel every goal before exiting.
+
+    Returns:
+        0 after a clean stop or ``--help``; 1 when a first tree could not be loaded or a
+        goal cancel was not acknowledged in time; 2 for bad arguments or parameters.
+    """
+    arguments = remove_ros_args(sys.argv if args is None else args)[1:]
+    parser = _parser()
+    try:
+        options = parser.parse_args(arguments)
+        if options.help:
+            sys.stdout.write(help_text(PARAMETERS, usage=_USAGE, epilogue=_EPILOGUE))
+            return 0
+        if options.robots < 1:
+            raise ValueError(f'--robots {options.robots}: expected at least 1')
+        namespaces = namespaces_of(options)
+        if any(item.startswith('__ns:=') for item in (sys.argv if args is None else args)):
+            raise ValueError('-r __ns:=... would put every executive in one namespace; '
+                             'give --namespaces instead')
+    except (SystemExit, ValueError) as error:  # argparse exits on a bad argument
+        if isinstance(error, ValueError):
+            print(f'fleet_executive: {error}', file=sys.stderr)
+        return 2
+    defer_interface_packages()  # messages imported one by one, as used (ros/memory.py)
+    undo = guard()  # outside every executive, the blackboard refuses use
+    try:
+        return serve('fleet_executive', lambda made: start_fleet(
+            made, namespaces, node_name=options.node_name, groot2_port=options.groot2_port,
+            registry=registry), args)
+    finally:
+        undo()
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,144 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""Run executives in this process until a signal: start, spin, stop cleanly, exit status.
+
+One path for ``executive`` (one executive, bt_executive/ros/executive.py) and
+``fleet_executive`` (several on one executor, bt_executive/ros/fleet.py): a signal
+while the first trees load gives up at once (exit 0: nothing ticked, no goal was
+sent); afterwards it ends the spin, every tree is halted (goal cancels sent), the
+cancels of all executives are awaited together (up to the longest
+``shutdown_timeout``), and everything is released under the exit watchdog.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from typing import Any, Callable, Optional
+
+from bt_executive.core.errors import TreeError
+from bt_executive.ros.spin import (freeze_startup_objects, make_executor, SignalWaker,
+                                   StartInterrupted)
+from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
+import rclpy
+from rclpy.exceptions import ParameterException
+from rclpy.executors import ExternalShutdownException
+
+#: Starts the executives, appending each to the list as soon as it exists.
+Start = Callable[[list[Any]], None]
+
+
+def serve(program: str, start: Start, args: Optional[list[str]] = None,
+          *, started: Optional[Callable[[list[Any]], None]] = None) -> int:
+    """Start executives with ``start``, spin them until a signal, stop them; exit status.
+
+    Args:
+        program: the command's name, for messages
+        start: makes the executives (appending each to its list argument)
+        args: command-line arguments for rclpy (default: ``sys.argv``)
+        started: called with the executives once they are all made, before spinning
+
+    Returns:
+        0 after a clean stop (a signal or a ROS shutdown); 1 when a first tree could not
+        be loaded or a goal cancel was not acknowledged within ``shutdown_timeout`` (a
+        stop that hangs is ended by the exit watchdog, also with 1); 2 for a bad
+        parameter value.
+    """
+    rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    received: list[int] = []
+    starting = [True]
+    status = 0
+
+    def on_signal(signum: int, frame: Any) -> None:
+        received.append(signum)
+        if starting:  # loading or setting up the first trees: give that up at once
+            starting.clear()
+            raise StartInterrupted()
+
+    executives: list[Any] = []
+    added: list[Any] = []
+    executor = make_executor()
+    waker = None
+    try:
+        try:
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(signum, on_signal)
+            start(executives)
+            if started is not None:
+                started(executives)
+        except TreeError:
+            return 1
+        except ParameterException as error:
+            print(f'{program}: {error} ({program} --help lists the parameters)',
+                  file=sys.stderr)
+            return 2
+        except StartInterrupted:  # nothing ticked yet, so no goal was sent: a clean stop
+            return 0
+        finally:
+            starting.clear()
+        for executive in executives:
+            executor.add_node(executive)
+            added.append(executive)
+        freeze_startup_objects()  # shorter collector pauses in reactions (ros/spin.py)
+        waker = SignalWaker(executor)
+        while rclpy.ok() and not received:
+            # a signal wakes this at once (SignalWaker); the timeout is only a safety net
+            try:
+                executor.spin_once(timeout_sec=1.0)
+            except ExternalShutdownException:
+                raise
+            except Exception as error:  # a callback raised; the executor carries on
+                executives[0].callback_faults.report(error)
+    except ExternalShutdownException:
+        pass
+    finally:
+        # Under heavy load (50 ROS processes stopping at once) rclpy's EventsExecutor
+        # shutdown was seen to block for good, in C code holding the GIL: the watchdog
+        # bounds the whole exit whatever the interpreter does (ros/watchdog.py).
+        grace = max((_shutdown_timeout(e) for e in executives), default=0.0)
+        watchdog = ExitWatchdog(grace + CLEANUP_TIMEOUT, 'stopping the tree and releasing '
+                                'ROS entities')
+        if waker is not None:
+            waker.close()
+        if executives and not stop_executives(executor, executives):
+            status = 1  # a goal may still be active on the robot: not a clean stop
+        for executive in executives:
+            if executive in added:
+                executor.remove_node(executive)
+            executive.destroy_node()
+        executor.shutdown()
+        rclpy.try_shutdown()
+        watchdog.cancel()
+    return status
+
+
+def _shutdown_timeout(executive: Any) -> float:
+    return float(executive.get_parameter('shutdown_timeout').value)
+
+
+def stop_executives(executor: Any, executives: list[Any]) -> bool:
+    """Halt every executive's trees, await all their goal cancels together, release them.
+
+    Each executive waits at most its own ``shutdown_timeout`` from the moment all were
+    halted. Returns True if every cancel was acknowledged in time.
+    """
+    if len(executives) == 1:
+        return bool(executives[0].stop_tree(executor))
+    for executive in executives:
+        executive.halt_all()
+    start = time.monotonic()
+    deadline = start + max(_shutdown_timeout(e) for e in executives)
+    while time.monotonic() < deadline:
+        pending = [e for e in executives if e.host.outstanding()
+                   and time.monotonic() - start < _shutdown_timeout(e)]
+        if not pending:
+            break
+        executor.spin_once(timeout_sec=min(0.05, max(0.0, deadline - time.monotonic())))
+    waited = time.monotonic() - start
+    results = [executive.stop_tree(executor, waited=min(waited, _shutdown_timeout(executive)))
+               for executive in executives]
+    return all(results)
+
+
+__all__ = ['serve', 'stop_executives']
