@@ -122,6 +122,7 @@ class Executive(Node):
         streams where py_trees_ros_interfaces is installed (bt_executive/ros/streams.py)
     """
 
+    clean = True  # no stop left a goal cancel unacknowledged (the lifecycle's can)
     host: Any = None  # the parts destroy_node() ends, until __init__ has made them
     tick_phase: Optional[float] = None  # periodic ticks' place in the period (fleet.py)
     ticker: Any = None
@@ -553,6 +554,9 @@ class Executive(Node):
     def halt_all(self) -> None:
         """Halt every tree (goal cancels are sent) without awaiting; see ros/serve.py."""
         self.host.halt_all()
+
+    def finish(self) -> None:
+        """End the node's own life before it is destroyed (nothing here; see lifecycle.py)."""
 
     def destroy_node(self) -> None:
         """Halt the tree (goal cancels are sent) and release everything, then destroy.

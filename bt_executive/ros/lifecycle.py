@@ -38,7 +38,6 @@ to rclpy, whose ``on_deactivate``/``on_shutdown`` find the tree already stopped.
 
 from __future__ import annotations
 
-import signal
 import sys
 import time
 import traceback
@@ -49,19 +48,15 @@ from bt_executive.core.registry import Registry
 from bt_executive.ros.executive import Executive
 from bt_executive.ros.memory import defer_interface_packages
 from bt_executive.ros.parameters import PARAMETERS, TICK_MODES
-from bt_executive.ros.spin import freeze_startup_objects, make_executor, SignalWaker
+from bt_executive.ros.serve import serve
 from bt_executive.ros.ticking import IdleTicker
 from bt_executive.ros.usage import handle_arguments
-from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
 from lifecycle_msgs.msg import Transition
 import py_trees
 from py_trees.common import Status
 from rcl_interfaces.msg import SetParametersResult
-import rclpy
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
-from rclpy.exceptions import ParameterException
-from rclpy.executors import ExternalShutdownException
 from rclpy.lifecycle import LifecycleNodeMixin, LifecycleState, TransitionCallbackReturn
 from rclpy.parameter import Parameter
 from rclpy.task import Future
@@ -426,65 +421,15 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
     if done is not None:
         return done
     defer_interface_packages()  # messages imported one by one, as used (ros/memory.py)
-    rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-    received: list[int] = []
+    made: list[LifecycleExecutive] = []
 
-    def on_signal(signum: int, frame: Any) -> None:
-        received.append(signum)
+    def start(executives: list[Any]) -> None:
+        made.append(LifecycleExecutive(registry=registry))  # no tree yet: configure loads
+        executives.extend(made)
 
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, on_signal)
-    executive: Optional[LifecycleExecutive] = None
-    executor = make_executor()
-    waker = None
-    status = 0
-    try:
-        try:
-            executive = LifecycleExecutive(registry=registry)
-        except TreeError:  # a bad tick_mode, logged
-            return 1
-        except ParameterException as error:
-            print(f'lifecycle_executive: {error} (lifecycle_executive --help lists the '
-                  'parameters)', file=sys.stderr)
-            return 2
-        executor.add_node(executive)
-        freeze_startup_objects()  # the modules at least (the tree comes with configure)
-        waker = SignalWaker(executor)
-        _spin(executor, executive, lambda: bool(received) or executive.finalized)
-        if executive.finalized and not received:  # let the ChangeState response go out
-            deadline = time.monotonic() + FINAL_LINGER
-            _spin(executor, executive, lambda: bool(received)
-                  or time.monotonic() >= deadline, step=FINAL_LINGER / 5)
-    except ExternalShutdownException:
-        pass
-    finally:
-        grace = executive.get_parameter('shutdown_timeout').value if executive else 0.0
-        watchdog = ExitWatchdog(grace + CLEANUP_TIMEOUT, 'stopping the tree and releasing '
-                                'ROS entities')
-        if waker is not None:
-            waker.close()
-        if executive is not None:
-            if not executive.stop_tree(executor) or not executive.clean:
-                status = 1  # a goal may still be active on the robot: not a clean stop
-            executive.finish()
-            executor.remove_node(executive)
-            executive.destroy_node()
-        executor.shutdown()
-        rclpy.try_shutdown()
-        watchdog.cancel()
-    return status
-
-
-def _spin(executor: Any, executive: LifecycleExecutive, until: Callable[[], bool], *,
-          step: float = 1.0) -> None:
-    """Spin until ``until()`` or rclpy shuts down; a signal wakes the executor at once."""
-    while rclpy.ok() and not until():
-        try:
-            executor.spin_once(timeout_sec=step)
-        except ExternalShutdownException:
-            raise
-        except Exception as error:  # a callback raised; the executor carries on
-            executive.callback_faults.report(error)
+    # the shutdown transition ends the process too, once its response has gone out
+    return serve('lifecycle_executive', start, args, finished=lambda: made[0].finalized,
+                 linger=FINAL_LINGER)
 
 
 __all__ = ['LifecycleExecutive', 'main']

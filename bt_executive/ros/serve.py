@@ -30,7 +30,8 @@ Start = Callable[[list[Any]], None]
 
 
 def serve(program: str, start: Start, args: Optional[list[str]] = None,
-          *, started: Optional[Callable[[list[Any]], None]] = None) -> int:
+          *, started: Optional[Callable[[list[Any]], None]] = None,
+          finished: Optional[Callable[[], bool]] = None, linger: float = 0.0) -> int:
     """Start executives with ``start``, spin them until a signal, stop them; exit status.
 
     Args:
@@ -38,6 +39,14 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
         start: makes the executives (appending each to its list argument)
         args: command-line arguments for rclpy (default: ``sys.argv``)
         started: called with the executives once they are all made, before spinning
+        finished: also ends the spin when it returns True (a lifecycle executive's
+            shutdown transition); the executor then spins ``linger`` seconds more so
+            the answers already made (the transition's response) go out
+        linger: see ``finished``
+
+    Each executive's ``stop_tree`` halts its tree; an executive whose ``clean`` is False
+    (an earlier stop left cancels unacknowledged) makes the status 1; ``finish()`` runs
+    before it is destroyed (the lifecycle executive's shutdown transition).
 
     Returns:
         0 after a clean stop (a signal or a ROS shutdown); 1 when a first tree could not
@@ -82,14 +91,12 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
             added.append(executive)
         freeze_startup_objects()  # shorter collector pauses in reactions (ros/spin.py)
         waker = SignalWaker(executor)
-        while rclpy.ok() and not received:
-            # a signal wakes this at once (SignalWaker); the timeout is only a safety net
-            try:
-                executor.spin_once(timeout_sec=1.0)
-            except ExternalShutdownException:
-                raise
-            except Exception as error:  # a callback raised; the executor carries on
-                executives[0].callback_faults.report(error)
+        done = finished or (lambda: False)
+        _spin(executor, executives[0], lambda: bool(received) or done())
+        if done() and not received:  # let the answers already made go out
+            deadline = time.monotonic() + linger
+            _spin(executor, executives[0], lambda: bool(received)
+                  or time.monotonic() >= deadline, step=max(linger / 5, 0.01))
     except ExternalShutdownException:
         pass
     finally:
@@ -103,7 +110,10 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
             waker.close()
         if executives and not stop_executives(executor, executives):
             status = 1  # a goal may still be active on the robot: not a clean stop
+        if not all(executive.clean for executive in executives):
+            status = 1  # an earlier stop (a lifecycle transition) was not clean
         for executive in executives:
+            executive.finish()
             if executive in added:
                 executor.remove_node(executive)
             executive.destroy_node()
@@ -111,6 +121,22 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
         rclpy.try_shutdown()
         watchdog.cancel()
     return status
+
+
+def _spin(executor: Any, executive: Any, until: Callable[[], bool], *,
+          step: float = 1.0) -> None:
+    """Spin until ``until()`` or rclpy shuts down; a signal wakes the executor at once.
+
+    The timeout is only a safety net (SignalWaker); an exception of a callback is
+    counted in ``executive``'s callback faults and the executor carries on.
+    """
+    while rclpy.ok() and not until():
+        try:
+            executor.spin_once(timeout_sec=step)
+        except ExternalShutdownException:
+            raise
+        except Exception as error:  # a callback raised; the executor carries on
+            executive.callback_faults.report(error)
 
 
 def _shutdown_timeout(executive: Any) -> float:
