@@ -3,9 +3,11 @@
 """``bt-executive foxglove``: a running executive's tree, live in the Foxglove app.
 
 A :class:`~bt_executive.ros.listener.SnapshotListener` follows the executive's
-``~/snapshot``, ``~/events`` and ``~/status``; a WebSocket server of the ``foxglove-sdk``
-(Foxglove's own protocol, bound to 127.0.0.1 unless told otherwise) serves four JSON
-channels with JSON schemas, so Foxglove's standard panels show them:
+``~/snapshot`` and ``~/snapshot_delta`` (the state rebuilt by a
+:class:`~bt_executive.observe.delta.SnapshotState`), ``~/events`` and ``~/status``; a
+WebSocket server of the ``foxglove-sdk`` (Foxglove's own protocol, bound to 127.0.0.1
+unless told otherwise) serves four JSON channels with JSON schemas, so Foxglove's
+standard panels show them:
 
 ======================  ====================  =========================================
 topic                   schema                panel
@@ -31,6 +33,8 @@ import sys
 import threading
 from typing import Any, Callable, Optional
 
+from bt_executive.observe.delta import SnapshotState
+from bt_executive.observe.snapshot import SCHEMA as SNAPSHOT_SCHEMA
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
 from bt_executive.viewers.serving import serve_until_signal
 
@@ -218,6 +222,10 @@ class FoxgloveBridge:
         self._where: dict[str, str] = {}
         self._pending: list[dict[str, Any]] = []
         self._revision: Any = None
+        #: the state rebuilt from ``~/snapshot`` and ``~/snapshot_delta``
+        self.model = SnapshotState()
+        #: why the state shown is behind (a gap in the deltas), or ''
+        self.waiting = ''
         self.errors: list[BaseException] = []
         self.listener: Optional[SnapshotListener] = None
         self._ros_args = ros_args
@@ -252,8 +260,32 @@ class FoxgloveBridge:
             self.errors.append(error)
 
     def put_snapshot(self, text: str) -> None:
-        """Publish a ``~/snapshot`` on the nodes and blackboard channels."""
-        self._guarded(self._snapshot, text)
+        """Take a ``~/snapshot`` or ``~/snapshot_delta`` message; publish the state it makes.
+
+        The nodes and blackboard channels get the state rebuilt from the latched snapshot
+        and the deltas after it; a gap in the deltas holds them (:attr:`waiting` says
+        why, and a warning on the transitions Log) until the next full snapshot, so they
+        never show a wrong state.
+        """
+        self._guarded(self._stream, text)
+
+    put_delta = put_snapshot
+
+    def _stream(self, message: dict[str, Any]) -> None:
+        if 'schema' not in message:  # a snapshot of a producer that leaves it out
+            message = {**message, 'schema': SNAPSHOT_SCHEMA}
+        changed = self.model.feed(message)
+        if self.model.waiting != self.waiting:  # a gap starts or ends: say so in the Log
+            self.waiting = self.model.waiting
+            stamp = float(message.get('stamp') or 0.0)
+            self.transitions.log({
+                'timestamp': {'sec': max(int(stamp), 0),
+                              'nsec': max(0, min(999999999, int((stamp % 1.0) * 1e9)))},
+                'level': WARNING if self.waiting else INFO,
+                'message': f'behind: {self.waiting}' if self.waiting else
+                'caught up at a full snapshot', 'name': self.prefix, 'file': '', 'line': 0})
+        if changed and self.model.snapshot is not None:
+            self._snapshot(self.model.snapshot)
 
     def put_events(self, text: str) -> None:
         """Publish an ``~/events`` batch on the transitions channel.
@@ -305,7 +337,7 @@ class FoxgloveBridge:
         """Start the ROS listener (background thread); the server is already serving."""
         self.listener = SnapshotListener(
             self.namespace, self.node, on_snapshot=self.put_snapshot,
-            on_events=self.put_events, on_status=self.put_status,
+            on_delta=self.put_delta, on_events=self.put_events, on_status=self.put_status,
             name='bt_executive_foxglove', args=self._ros_args).start()
         return self
 
