@@ -17,7 +17,8 @@ their rounds at the same time, in two namespaces:
 The bytes of the ``std_msgs/String`` data received on each topic during the window,
 divided by its length (DDS headers not counted). The goal (issue 16): the default
 configuration's ``~/snapshot`` + ``~/snapshot_delta`` <= 10 KB/s; ``~/events`` and
-``~/status`` are reported beside it (and the total with them).
+``~/status`` are reported beside it (and the total with them). ``--quick`` (3 s) is a
+smoke run: shorter than the 10 s between keyframes, it under-counts them.
 """
 
 from __future__ import annotations
@@ -108,10 +109,9 @@ def run(quick: bool = False, window: float = 0.0) -> list[tuple[str, str, str, s
     stream = snapshot + delta
     full_stream = rate['full', 'snapshot'] + rate['full', 'snapshot_delta']
     full_only = rate['full', 'snapshot']
-    verdict = 'met' if stream <= TARGET else 'NOT met'
+    everything = stream + events + status
     return [
-        (f'live stream: patrol, default configuration, snapshot + deltas '
-         f'(goal <= {TARGET:.0f} KB/s: {verdict})', f'{stream:.1f} KB/s',
+        ('live stream: patrol, default configuration, snapshot + deltas', f'{stream:.1f} KB/s',
          f'snapshot_on_change: true {full_stream:.1f} KB/s', ratio(stream, full_stream)),
         ('  of which full snapshots (keyframes) / deltas', f'{snapshot:.1f} / {delta:.1f} KB/s',
          f"{rate['full', 'snapshot']:.1f} / {rate['full', 'snapshot_delta']:.1f} KB/s", '-'),
@@ -119,8 +119,11 @@ def run(quick: bool = False, window: float = 0.0) -> list[tuple[str, str, str, s
          f"{count['default', 'snapshot']:.2f} / {count['default', 'snapshot_delta']:.1f}",
          f"{count['full', 'snapshot']:.2f} / {count['full', 'snapshot_delta']:.1f}", '-'),
         ('  + ~/events and ~/status (everything for viewers)',
-         f'{stream + events + status:.1f} KB/s (events {events:.1f}, status {status:.1f})',
+         f'{everything:.1f} KB/s (events {events:.1f}, status {status:.1f})',
          f"{full_stream + rate['full', 'events'] + rate['full', 'status']:.1f} KB/s", '-'),
+        ('  goal (issue 16): default snapshot + deltas <= 10 KB/s; with events and status',
+         f'{stream:.1f} / {everything:.1f} KB/s', f'goal {TARGET:.0f} KB/s',
+         'met' if stream <= TARGET else 'not met'),
         ('live stream: patrol, deltas vs full snapshots of the same changes',
          f"{rate['full', 'snapshot_delta']:.1f} KB/s", f'full snapshots {full_only:.1f} KB/s',
          ratio(rate['full', 'snapshot_delta'], full_only)),
