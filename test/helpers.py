@@ -452,6 +452,38 @@ def collect_json(node: Any, topic: str, *, depth: int = 10) -> list[dict[str, An
     return received
 
 
+def collect_states(node: Any, executive: str) -> list[dict[str, Any]]:
+    """Subscribe ``node`` to an executive's ~/snapshot and ~/snapshot_delta, as viewers do.
+
+    By default the executive publishes the full snapshot only now and then (a structure
+    change, a keyframe) and every change as a delta: this rebuilds the state with a
+    :class:`~bt_executive.observe.delta.SnapshotState`.
+
+    Args:
+        node: A node whose executor spins (the messages arrive in its callbacks).
+        executive: The executive's fully qualified name (``/ns/bt_executive``).
+
+    Returns:
+        The list each rebuilt state is appended to (one per change, heartbeats included).
+    """
+    from bt_executive.observe.delta import SnapshotState
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from std_msgs.msg import String
+
+    model = SnapshotState()
+    states: list[dict[str, Any]] = []
+
+    def take(message: Any) -> None:
+        if model.feed_text(message.data) and model.snapshot is not None:
+            states.append(model.snapshot)
+
+    for topic, depth in (('snapshot', 1), ('snapshot_delta', 100)):
+        qos = QoSProfile(depth=depth, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        node.create_subscription(String, f'{executive}/{topic}', take, qos)
+    return states
+
+
 def set_tree_file(node: Any, namespace: str, tree_file: str,
                   wait: Callable[[Callable[[], Any], str], Any]) -> Any:
     """Swap the executive in ``namespace`` to ``tree_file`` through its parameter service.

@@ -12,8 +12,8 @@ from bt_executive.core.builder import apply_blackboard_defaults, build
 from bt_executive.core.loader import Loader
 from bt_executive.nodes.catalogue import default_registry
 from bt_executive.observe.delta import (apply_delta, DELTA_SCHEMA, DeltaTracker,
-                                        load_delta_schema, make_delta, same_structure,
-                                        SnapshotState)
+                                        heartbeat_delta, load_delta_schema, make_delta,
+                                        same_structure, SnapshotState)
 from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import SnapshotBuilder, to_json
 from helpers import SNAPSHOT_VALIDATOR
@@ -186,3 +186,85 @@ def test_viewers_rebuild_from_snapshot_and_deltas():
     assert not hub.put_stream('{"schema": "other"}') and hub.rejected == 1
     received.on_message('[1]')
     assert received.take() and 'unreadable' in received.note
+
+
+def test_a_heartbeat_refreshes_stamp_and_tick_of_the_current_state():
+    first, deltas, snapshots = deltas_of(4)
+    state = SnapshotState()
+    assert state.feed(first) and state.feed(deltas[0])
+    beat = plain(heartbeat_delta(dict(snapshots[0], stamp=99.0,
+                                      tick={'count': 40, 'duration_ms': 0.1,
+                                            'interval_ms': 100.0})))
+    DELTA_VALIDATOR.validate(beat)
+    assert beat['heartbeat'] is True and beat['state'] == {} and beat['seq'] == deltas[0]['seq']
+    assert state.feed(beat)  # a viewer's "last update" moves: the executive is alive
+    assert state.snapshot == dict(snapshots[0], stamp=99.0, tick=beat['tick'])
+    assert not state.feed(dict(beat, stamp=1.0))  # older than what is shown
+    assert state.feed(deltas[1]) and state.snapshot == snapshots[1]  # the chain goes on
+    assert not state.feed(beat)  # a heartbeat of an older seq: nothing
+    assert not state.waiting and state.gaps == 0
+    assert apply_delta(snapshots[0], beat)['tick']['count'] == 40
+    with pytest.raises(ValueError, match='does not match'):
+        apply_delta(snapshots[1], beat)
+
+
+def test_a_heartbeat_after_a_lost_delta_is_a_gap_until_the_next_snapshot():
+    first, deltas, snapshots = deltas_of(5)
+    state = SnapshotState()
+    state.feed(first)
+    state.feed(deltas[0])
+    # deltas[1] (the last change) is lost; then the tree is quiet: only heartbeats
+    beat = plain(heartbeat_delta(snapshots[1]))
+    assert not state.feed(beat)
+    assert state.snapshot == snapshots[0]  # the last good state, never a guessed one
+    assert state.waiting == f'deltas {deltas[1]["seq"]}..{deltas[1]["seq"]} missed: ' \
+        'waiting for a snapshot' and state.gaps == 1
+    assert not state.feed(beat) and state.gaps == 1  # the same gap, counted once
+    assert state.feed(snapshots[1])  # the keyframe: caught up
+    assert state.snapshot == snapshots[1] and not state.waiting
+
+
+def test_a_heartbeat_before_its_snapshot_is_dropped_not_kept():
+    first, deltas, snapshots = deltas_of(3)
+    state = SnapshotState()
+    state.feed(deltas[0])
+    assert not state.feed(plain(heartbeat_delta(snapshots[0])))  # same seq as deltas[0]
+    assert state.feed(first)  # the delta kept is applied, not replaced by the heartbeat
+    assert state.snapshot == snapshots[0]
+
+
+def test_the_foxglove_bridge_and_the_web_hub_follow_deltas_and_say_when_behind():
+    from bt_executive.viewers.webview import SnapshotHub
+
+    first, deltas, snapshots = deltas_of(6)
+    hub = SnapshotHub()
+    for message in (first, deltas[0], deltas[2]):  # deltas[1] lost
+        assert hub.put_stream(json.dumps(message))
+    shown = json.loads(hub.latest())
+    assert shown['behind'] == f'deltas {deltas[1]["seq"]}..{deltas[1]["seq"]} missed: ' \
+        'waiting for a snapshot'
+    assert {key: value for key, value in shown.items() if key != 'behind'} == snapshots[0]
+    assert hub.put_stream(json.dumps(snapshots[3]))  # the keyframe
+    assert json.loads(hub.latest()) == snapshots[3]
+    from bt_executive.observe.foxglove import FoxgloveView  # the live bridge's and files'
+    view = FoxgloveView()
+    logged: list[dict[str, Any]] = []
+    said: list[dict[str, Any]] = []
+
+    def put(topic: str, message: dict[str, Any]) -> None:
+        for out in view.put(topic, json.dumps(message), 0.0):
+            {'nodes': logged, 'transitions': said}.get(out.channel, []).append(out.data)
+
+    put('snapshot', first)
+    for delta in deltas[:2]:
+        put('snapshot_delta', delta)
+    assert [table['root_status'] for table in logged] == \
+        [m['root_status'] for m in (first, *snapshots[:2])]
+    assert logged[-1]['tick'] == snapshots[1]['tick']['count']
+    put('snapshot_delta', deltas[3])  # deltas[2] lost: nothing shown, says why
+    assert len(logged) == 3 and 'missed' in view.waiting and not view.errors
+    assert [(log['level'], log['message']) for log in said] == \
+        [(3, f'behind: {view.waiting}')]
+    put('snapshot', snapshots[3])  # the keyframe: caught up
+    assert logged[-1]['tick'] == snapshots[3]['tick']['count'] and not view.waiting
+    assert said[-1]['level'] == 2 and 'caught up' in said[-1]['message']

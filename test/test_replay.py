@@ -160,3 +160,48 @@ def test_view_replay_serves_the_timeline_and_frames(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_each_split_replays_on_its_own_with_keyframes_only_now_and_then(tmp_path):
+    """The executive's default: one full snapshot, then deltas (and heartbeats).
+
+    A split starts as a late joiner would (the latched snapshot and the deltas' history),
+    so a split whose only full snapshot is from an earlier split still replays every
+    state it recorded, without a gap.
+    """
+    from bt_executive.observe.bag import KEPT, read_bag
+    from bt_executive.observe.delta import heartbeat_delta
+
+    runner, builder, tracker = runner_for(BUSY_TREE, ['n', 'flag'])
+    clock = iter(range(10 ** 9, 10 ** 13, 10 ** 8)).__next__
+    path = str(tmp_path / 'run.mcap')
+    live = []
+    kept = {f'{NODE}/{name}': count for name, count in KEPT.items()}
+    with BagWriter(path, TOPICS, clock=clock, max_size=6000, kept=kept,
+                   flush_period=0.0) as writer:
+        previous = builder.update()
+        tracker.reset()
+        writer.write_text(f'{NODE}/snapshot', builder.encode(previous))
+        live.append(json.loads(to_json(previous)))
+        for tick in range(60):
+            runner.tick_once()
+            snapshot = builder.update()
+            if snapshot is None:
+                writer.write_text(f'{NODE}/snapshot_delta',
+                                  to_json(heartbeat_delta(builder.full())))
+                continue
+            writer.write_text(f'{NODE}/snapshot_delta',
+                              to_json(tracker.delta(previous, snapshot)))
+            live.append(json.loads(to_json(snapshot)))
+            previous = snapshot
+    assert len(writer.files) >= 3
+    by_seq = {snapshot['seq']: snapshot for snapshot in live}
+    for file in writer.files:
+        timeline = Timeline.from_bag(read_bag(file))
+        assert not timeline.notes, (file, timeline.notes)
+        for frame in timeline.frames:
+            expected = by_seq[frame['seq']]
+            assert {k: v for k, v in frame.items() if k not in ('stamp', 'tick')} == \
+                {k: v for k, v in expected.items() if k not in ('stamp', 'tick')}
+    last = Timeline.from_bag(read_bag(writer.files[-1]))
+    assert last.frames[-1]['seq'] == live[-1]['seq']

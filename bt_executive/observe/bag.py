@@ -9,7 +9,9 @@ channel per topic named as the topic, the QoS each was offered with in the chann
 metadata (``offered_qos_profiles``, as rosbag2 writes it), so the file is a rosbag2 bag
 (``ros2 bag info/play`` on a ROS install). It rotates (``run_0.mcap``, ``run_1.mcap``
 ...) when a file reaches ``max_size`` bytes or ``max_duration`` seconds; each new file
-starts with the last message of every latched topic again, so each replays on its own.
+starts as a late joiner would: with the last message of every latched topic again and the
+last 100 deltas (the delta topic's history: the chain from the latched snapshot, which the
+executive publishes in full only now and then), so each replays on its own.
 It flushes a chunk at least every ``flush_period`` seconds: a process killed outright
 loses at most that much. With ``foxglove``, each file ``run.mcap`` gets a companion
 ``run.foxglove.mcap`` with the Foxglove channels the live bridge serves
@@ -26,6 +28,7 @@ recorder was killed) is read up to where it was cut and reported as such
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import os
 import pathlib
@@ -45,6 +48,9 @@ STRING_TYPE = 'std_msgs/msg/String'
 STRING_DEFINITION = b'string data\n'
 #: Topics (under the executive's node) a recording holds, and whether each is latched.
 TOPICS = {'snapshot': True, 'snapshot_delta': False, 'events': False, 'status': True}
+#: Topics (under the executive's node) whose last messages each split starts with, beyond
+#: the latched ones: the deltas' history (what a late joiner gets).
+KEPT = {'snapshot_delta': 100}
 #: rosbag2's ``offered_qos_profiles`` (reliable; transient local; keep last ``depth``).
 _QOS = ('- history: 1\n  depth: {depth}\n  reliability: 1\n  durability: 1\n'
         '  deadline:\n    sec: 2147483647\n    nsec: 4294967295\n'
@@ -138,6 +144,8 @@ class BagWriter:
     Args:
         path: the file (with rotation: the name the splits are derived from)
         topics: absolute topic name -> latched (True: repeated at the start of each split)
+        kept: absolute topic name -> how many of its last messages each new split starts
+            with (default: 1 for a latched topic, none for the others)
         max_size: bytes per file before the next split (0: no limit)
         max_duration: seconds per file before the next split (0: no limit)
         metadata: written as the ``bt_executive`` metadata record of every file
@@ -148,7 +156,7 @@ class BagWriter:
 
     def __init__(self, path: str, topics: dict[str, bool], *, max_size: int = 0,
                  max_duration: float = 0.0, metadata: Optional[dict[str, str]] = None,
-                 flush_period: float = 1.0,
+                 flush_period: float = 1.0, kept: Optional[dict[str, int]] = None,
                  clock: Callable[[], int] = time.time_ns, foxglove: bool = False) -> None:
         self.path = path
         self.topics = dict(topics)
@@ -172,7 +180,11 @@ class BagWriter:
         self.foxglove_messages = 0
         self._views: dict[str, FoxgloveView] = {}
         self._fox: Optional[FoxgloveFile] = None
-        self._latest: dict[str, tuple[bytes, int]] = {}
+        self._kept = {topic: int(latched) for topic, latched in self.topics.items()}
+        self._kept.update(kept or {})
+        self._latest: dict[str, collections.deque[tuple[bytes, int]]] = {
+            topic: collections.deque(maxlen=count)
+            for topic, count in self._kept.items() if count > 0}
         self._stream: Optional[BinaryIO] = None
         self._writer: Optional[Writer] = None
         self._channels: dict[str, int] = {}
@@ -200,13 +212,14 @@ class BagWriter:
         if self.foxglove:
             self._fox = FoxgloveFile(foxglove_name(name), self.metadata)
             self.foxglove_files.append(self._fox.path)
-            stamp = max((at for _, at in self._latest.values()), default=0)
+            stamp = max((kept[-1][1] for kept in self._latest.values() if kept), default=0)
             for prefix, view in self._views.items():  # the current state again
                 for message in view.latest():
                     self._fox.write(f'{prefix}/{message.channel}', message, stamp)
         self._file_started = self._last_flush = time.monotonic()
-        for topic, (data, stamp) in list(self._latest.items()):
-            if self.topics.get(topic):  # latched: each split starts with the current one
+        # each split starts as a late joiner would (the latched messages, the deltas' history)
+        for topic, latest in self._latest.items():
+            for data, stamp in latest:
                 self._add(topic, data, stamp)
 
     def file_size(self) -> int:
@@ -231,7 +244,8 @@ class BagWriter:
             self._close_file()
             self._open()
         self._add(topic, data, stamp)
-        self._latest[topic] = (data, stamp)
+        if topic in self._latest:
+            self._latest[topic].append((data, stamp))
         if self._fox is not None:
             self._to_foxglove(topic, string_text(data) if text is None else text, stamp)
         self.counts[topic] = self.counts.get(topic, 0) + 1
@@ -506,6 +520,6 @@ def _read_message(record: Message, by_id: dict[int, Any], schemas: dict[int, Any
     times.append(record.log_time)
 
 
-__all__ = ['Bag', 'BagError', 'BagMessage', 'BagWriter', 'FoxgloveFile', 'STRING_DEFINITION',
-           'STRING_TYPE', 'TOPICS', 'bag_files', 'foxglove_name', 'read_bag', 'split_name',
-           'string_cdr', 'string_text']
+__all__ = ['Bag', 'BagError', 'BagMessage', 'BagWriter', 'FoxgloveFile', 'KEPT',
+           'STRING_DEFINITION', 'STRING_TYPE', 'TOPICS', 'bag_files', 'foxglove_name',
+           'read_bag', 'split_name', 'string_cdr', 'string_text']

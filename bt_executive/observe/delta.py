@@ -8,7 +8,10 @@ status or feedback changed, the selected blackboard keys whose value changed, th
 statistics and stamp, and the other sections (active path, why-chain, last failure,
 executive) only when they changed. Applying, in ``seq`` order, the deltas that follow a
 snapshot reproduces every later snapshot of the same ``session`` and ``revision``
-exactly (:func:`apply_delta`).
+exactly (:func:`apply_delta`). A *heartbeat* (``"heartbeat": true``, :func:`heartbeat_delta`)
+is a delta that changes nothing: it repeats the current ``seq`` with a fresh stamp and tick
+statistics, so a quiet tree stays visibly alive at a few hundred bytes a beat, and a viewer
+whose state is older than that ``seq`` learns it missed something.
 
 :class:`DeltaTracker` is an observer of the tick records: it collects the ids of the
 nodes that changed and the blackboard keys written since the last delta, so a delta costs
@@ -124,6 +127,14 @@ def make_delta(previous: dict[str, Any], current: dict[str, Any],
     return delta
 
 
+def heartbeat_delta(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """Return the heartbeat of ``snapshot``: its ``seq``, stamp and tick, no change."""
+    return {'schema': DELTA_SCHEMA, 'session': snapshot['session'],
+            'revision': snapshot['revision'], 'seq': snapshot['seq'],
+            'stamp': snapshot['stamp'], 'tick': snapshot['tick'],
+            'root_status': snapshot['root_status'], 'state': {}, 'heartbeat': True}
+
+
 def same_structure(previous: Optional[dict[str, Any]], current: dict[str, Any]) -> bool:
     """Tell whether a delta can lead from ``previous`` to ``current`` (same tree shape)."""
     return previous is not None and previous.get('session') == current.get('session') \
@@ -141,6 +152,8 @@ def apply_delta(snapshot: dict[str, Any], delta: dict[str, Any]) -> dict[str, An
         ValueError: the delta does not follow this snapshot (other session, revision, or
             a ``seq`` that is not the next one).
     """
+    if delta.get('heartbeat'):
+        return refresh(snapshot, delta)
     check_follows(snapshot, delta)
     result = dict(snapshot)
     result['seq'], result['stamp'], result['tick'] = delta['seq'], delta['stamp'], delta['tick']
@@ -166,6 +179,22 @@ def apply_delta(snapshot: dict[str, Any], delta: dict[str, Any]) -> dict[str, An
             board.pop(key, None)
             missing.pop(key, None)
         result['blackboard'], result['unset'] = board, missing
+    return result
+
+
+def refresh(snapshot: dict[str, Any], heartbeat: dict[str, Any]) -> dict[str, Any]:
+    """Return ``snapshot`` with the stamp and tick statistics of a heartbeat of its ``seq``.
+
+    Raises:
+        ValueError: the heartbeat is of another session, revision or ``seq``.
+    """
+    key = (heartbeat.get('session'), heartbeat.get('revision'), heartbeat.get('seq'))
+    if key != (snapshot.get('session'), snapshot.get('revision'), snapshot.get('seq')):
+        raise ValueError(f'heartbeat of session {key[0]} revision {key[1]} seq {key[2]} '
+                         f'does not match snapshot of session {snapshot.get("session")} '
+                         f'revision {snapshot.get("revision")} seq {snapshot.get("seq")}')
+    result = dict(snapshot)
+    result['stamp'], result['tick'] = heartbeat['stamp'], heartbeat['tick']
     return result
 
 
@@ -237,6 +266,9 @@ class SnapshotState:
 
     def _delta(self, delta: dict[str, Any]) -> bool:
         current = self.snapshot
+        if delta.get('heartbeat'):
+            return current is not None and _key(current) == _key(delta) \
+                and self._heartbeat(current, delta)
         if current is None or _key(current) != _key(delta):
             self._keep(delta)
             if current is not None:
@@ -256,6 +288,24 @@ class SnapshotState:
         self._drain()
         return True
 
+    def _heartbeat(self, current: dict[str, Any], beat: dict[str, Any]) -> bool:
+        """Refresh stamp and tick from a heartbeat of the current ``seq``; note a gap.
+
+        Heartbeats and deltas come in order on one topic, so a heartbeat of a later
+        ``seq`` means the deltas up to it were lost.
+        """
+        seq, have = beat.get('seq', 0), current.get('seq', 0)
+        if seq == have:
+            if beat.get('stamp', 0) < current.get('stamp', 0):
+                return False  # older than what is shown (it crossed a full snapshot)
+            self.snapshot = refresh(current, beat)
+            return True
+        if seq > have:
+            if not self.waiting:
+                self.gaps += 1
+            self.waiting = f'deltas {have + 1}..{seq} missed: waiting for a snapshot'
+        return False
+
     def _keep(self, delta: dict[str, Any]) -> None:
         self._pending[(delta.get('session'), delta.get('revision'), delta.get('seq', 0))] = delta
         if len(self._pending) > PENDING_LIMIT:
@@ -266,10 +316,11 @@ class SnapshotState:
         current = self.snapshot
         assert current is not None
         key = _key(current)
-        for pending in [k for k in self._pending if k[:2] == key and k[2] <= current['seq']]:
+        have = current.get('seq', 0)
+        for pending in [k for k in self._pending if k[:2] == key and k[2] <= have]:
             del self._pending[pending]
         while True:
-            following = self._pending.pop((*key, current['seq'] + 1), None)
+            following = self._pending.pop((*key, current.get('seq', 0) + 1), None)
             if following is None:
                 break
             current = apply_delta(current, following)
@@ -278,8 +329,8 @@ class SnapshotState:
         for stale in [k for k in self._pending if k[0] == session and k[1] < revision]:
             del self._pending[stale]
         later = [k[2] for k in self._pending if k[:2] == key]
-        self.waiting = f'deltas {current["seq"] + 1}..{min(later) - 1} missed: waiting for ' \
-            'a snapshot' if later else ''
+        self.waiting = f'deltas {current.get("seq", 0) + 1}..{min(later) - 1} missed: ' \
+            'waiting for a snapshot' if later else ''
 
 
 def _key(message: dict[str, Any]) -> tuple[Any, Any]:
@@ -293,5 +344,5 @@ def load_delta_schema() -> dict[str, Any]:
 
 
 __all__ = ['DELTA_SCHEMA', 'DELTA_SCHEMA_FILE', 'DeltaTracker', 'SnapshotState',
-           'apply_delta', 'check_follows', 'load_delta_schema', 'make_delta',
-           'same_structure']
+           'apply_delta', 'check_follows', 'heartbeat_delta', 'load_delta_schema',
+           'make_delta', 'refresh', 'same_structure']

@@ -236,13 +236,19 @@ class FoxgloveView:
     The blackboard's schema names every number seen in the last message (for Plot's
     autocompletion): a message with other numbers carries a new schema text.
 
+    A gap in the deltas holds the node table and blackboard at the last good state (never
+    a wrong one) until the next full snapshot; the transitions Log says so when it starts
+    (a warning, ``behind: ...``) and when it ends (``caught up ...``).
+
     Attributes:
         errors: the messages that could not be read (what was wrong), oldest first
+        waiting: why the state shown is behind (a gap in the deltas), or ''
     """
 
     def __init__(self, *, repeat_period: float = REPEAT_PERIOD) -> None:
         self.repeat_period = repeat_period
         self.errors: list[str] = []
+        self.waiting = ''
         self._state = SnapshotState()
         self._where: dict[str, str] = {}
         self._revision: Any = None
@@ -297,14 +303,28 @@ class FoxgloveView:
         if not isinstance(snapshot.get('nodes'), list):
             raise ValueError('a snapshot without nodes')
         changed = self._state.feed(snapshot)
+        said = self._gap(snapshot)
         if not changed and now - self._shown < self.repeat_period:
-            return []
-        return self._state_messages(now)
+            return said
+        return said + self._state_messages(now)
 
     def _delta(self, delta: dict[str, Any], now: float) -> list[FoxgloveMessage]:
-        if not self._state.feed(delta):
+        changed = self._state.feed(delta)
+        said = self._gap(delta)
+        return said + self._state_messages(now) if changed else said
+
+    def _gap(self, message: dict[str, Any]) -> list[FoxgloveMessage]:
+        """Return a Log line when a gap in the deltas starts or ends (see the class)."""
+        if self._state.waiting == self.waiting:
             return []
-        return self._state_messages(now)
+        self.waiting = self._state.waiting
+        stamp = float(message.get('stamp') or 0.0)
+        sec = max(int(stamp), 0)
+        return [self._message('transitions', {
+            'timestamp': {'sec': sec, 'nsec': max(0, min(999999999, int((stamp - sec) * 1e9)))},
+            'level': WARNING if self.waiting else INFO,
+            'message': f'behind: {self.waiting}' if self.waiting else
+            'caught up at a full snapshot', 'name': 'bt_executive', 'file': '', 'line': 0})]
 
     def _state_messages(self, now: float) -> list[FoxgloveMessage]:
         snapshot = self._state.snapshot

@@ -95,8 +95,11 @@ class Executive(Node):
         shutdown_timeout (double): seconds to wait for goal cancels to be acknowledged
         status_period (double): seconds between status heartbeats
         snapshot_keys (string[]): blackboard keys included in ~/snapshot ('*' = all)
-        snapshot_heartbeat (double): seconds between ~/snapshot repeats (0 = off)
-        snapshot_on_change (bool): also publish ~/snapshot on every change (default on)
+        snapshot_heartbeat (double): seconds between full ~/snapshot keyframes (10; 0 =
+        only on a structure change and every 50 deltas)
+        snapshot_keepalive (double): seconds of silence after which a heartbeat delta
+        goes out on ~/snapshot_delta (1; 0 = off)
+        snapshot_on_change (bool): also publish ~/snapshot on every change (default off)
         record_file, record_max_size: record the topics below to MCAP (docs/recording.md)
         groot2_port (int): serve the Groot2 monitoring protocol on this TCP port (0 = off;
         read at start; docs/groot2.md)
@@ -110,8 +113,10 @@ class Executive(Node):
         why), last failure reason, tick timing and the number of exceptions raised by
         ROS callbacks (``callback_errors``; see CallbackFaults)
         ~/snapshot (std_msgs/String, latched): the tree snapshot (docs/snapshots.md), on
-        a structure change, on every change (snapshot_on_change) and as a heartbeat
-        ~/snapshot_delta (std_msgs/String, transient local, depth 100): each change's delta
+        a structure change, every snapshot_heartbeat s, after 50 deltas, and on every
+        change with snapshot_on_change
+        ~/snapshot_delta (std_msgs/String, transient local, depth 100): each change's
+        delta; a heartbeat delta after snapshot_keepalive s without one
         ~/events (std_msgs/String, reliable, transient local, depth 100): status
         transitions, one message per tick that moved something (late joiners get the last 100)
         ~/snapshots (py_trees_ros_interfaces/BehaviourTree, latched): the default
@@ -473,11 +478,13 @@ class Executive(Node):
         if builder is None:
             return
         heartbeat = self._param('snapshot_heartbeat')
+        keepalive = self._param('snapshot_keepalive')
         builder.set_executive({'node': self.get_fully_qualified_name(),
                                'running': self.running, 'paused': self.host.paused,
                                'terminated': self.terminated,
-                               'last_failure': self.last_failure, 'heartbeat': heartbeat})
-        self.snapshot_topics.publish(builder, heartbeat=heartbeat,
+                               'last_failure': self.last_failure,
+                               'heartbeat': keepalive or heartbeat})
+        self.snapshot_topics.publish(builder, heartbeat=heartbeat, keepalive=keepalive,
                                      on_change=self._param('snapshot_on_change'))
 
     # ---- runtime control -----------------------------------------------------------

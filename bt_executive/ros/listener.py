@@ -130,6 +130,8 @@ class SnapshotListener:
                    signal_handler_options=SignalHandlerOptions.NO)
         self.node: Any = None
         self.executor: Any = None
+        #: the ``~/snapshot_delta`` subscription (with ``on_delta``)
+        self.delta_subscription: Any = None
         try:
             self.node = rclpy.create_node(f'{name}_{uuid.uuid4().hex[:8]}',
                                           namespace=self.namespace, context=self.context,
@@ -144,8 +146,8 @@ class SnapshotListener:
             if on_status is not None:
                 self.subscribe(self.status_topic, lambda msg: on_status(msg.data))
             if on_delta is not None:
-                self.subscribe(self.delta_topic, lambda msg: on_delta(msg.data),
-                               depth=EVENTS_DEPTH)
+                self.delta_subscription = self.subscribe(
+                    self.delta_topic, lambda msg: on_delta(msg.data), depth=EVENTS_DEPTH)
         except BaseException:
             self._release()
             raise

@@ -43,10 +43,14 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
                     False),
     'snapshot_keys': ([''], "blackboard keys included in ~/snapshot ('*' = every key)", None,
                       False),
-    'snapshot_heartbeat': (1.0, 'seconds between ~/snapshot repeats while nothing changes '
-                           '(0 = off)', (0.0, 3600.0), False),
-    'snapshot_on_change': (True, 'also publish the full ~/snapshot on every change (besides '
-                           '~/snapshot_delta)', None, False),
+    'snapshot_heartbeat': (10.0, 'seconds between full ~/snapshot keyframes (one also goes '
+                           'out after 50 deltas and on a tree swap; 0 = only those)',
+                           (0.0, 3600.0), False),
+    'snapshot_keepalive': (1.0, 'seconds without a ~/snapshot or ~/snapshot_delta message '
+                           'after which a heartbeat delta (seq, stamp, tick) goes out; '
+                           "viewers' stale detection (0 = off)", (0.0, 3600.0), False),
+    'snapshot_on_change': (False, 'also publish the full ~/snapshot on every change (besides '
+                           '~/snapshot_delta: the whole tree on each change)', None, False),
     'record_file': ('', 'record ~/snapshot, ~/snapshot_delta, ~/events, ~/status to this MCAP '
                     "file ('' = off; docs/recording.md)", None, True),
     'record_max_size': (0, 'bytes per record_file split (0 = one file)', (0, 1 << 50), True),

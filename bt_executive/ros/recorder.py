@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any, Optional, TextIO
 
-from bt_executive.observe.bag import BagWriter, TOPICS
+from bt_executive.observe.bag import BagWriter, KEPT, TOPICS
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
 
 #: Messages each subscription keeps until the recorder takes them.
@@ -115,8 +115,9 @@ def run(*, output: str = 'run.mcap', namespace: str = '', node: str = DEFAULT_NO
         print(f'bt-executive record: {error}', file=sys.stderr)
         return 2
     try:
+        kept = {topic_name(namespace, node, name): count for name, count in KEPT.items()}
         writer = BagWriter(output, topics, max_size=max_size, max_duration=max_duration,
-                           foxglove=foxglove,
+                           foxglove=foxglove, kept=kept,
                            metadata={'namespace': namespace, 'node': node,
                                      'started': time.strftime('%Y-%m-%dT%H:%M:%S%z')})
     except OSError as error:

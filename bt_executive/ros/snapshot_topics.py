@@ -5,12 +5,15 @@
 :class:`SnapshotTopics` publishes what the snapshot model (``SnapshotBuilder``) and the
 delta observer (:class:`~bt_executive.observe.delta.DeltaTracker`) say after each tick:
 
-- ``~/snapshot`` (latched): the full snapshot when the structure changed (a new tree, a
-  tree described again), as a heartbeat, and, with ``snapshot_on_change``, on every
-  change as before deltas existed;
+- ``~/snapshot`` (latched): the full snapshot, a *keyframe*: when the structure changed
+  (a new tree, a tree described again), every ``snapshot_heartbeat`` seconds, and after
+  :data:`KEYFRAME_DELTAS` messages on ``~/snapshot_delta`` since the last one (so the
+  latched snapshot and the deltas the topic keeps always form a chain a late joiner can
+  follow); with ``snapshot_on_change``, also on every change as before deltas existed;
 - ``~/snapshot_delta`` (reliable, transient local, the last 100): a delta on every change
-  (docs/snapshots.md); a late joiner rebuilds the state from the latched snapshot and the
-  deltas kept;
+  (docs/snapshots.md), and a heartbeat delta (a few hundred bytes: seq, stamp, tick) when
+  nothing was published for ``snapshot_keepalive`` seconds, so viewers tell a quiet tree
+  from a dead executive without full snapshots;
 - ``~/events`` (reliable, transient local, the last 100): the status transitions;
 - ``~/status`` (latched): what the executive says (:meth:`SnapshotTopics.publish_status`).
 
@@ -28,11 +31,15 @@ from __future__ import annotations
 import time
 from typing import Any, Optional
 
-from bt_executive.observe.delta import DeltaTracker, same_structure
+from bt_executive.observe.delta import DeltaTracker, heartbeat_delta, same_structure
 from bt_executive.observe.snapshot import SnapshotBuilder, to_json
 
 #: History kept on ``~/snapshot_delta`` and ``~/events`` for late joiners.
 HISTORY = 100
+#: Messages on ``~/snapshot_delta`` after which a full snapshot is due: half the history,
+#: so a late joiner that gets the latched snapshot a little before the kept deltas (two
+#: topics) still finds every delta since that snapshot among them.
+KEYFRAME_DELTAS = HISTORY // 2
 
 
 def history_qos() -> Any:
@@ -66,9 +73,10 @@ class SnapshotTopics:
         record = node.get_parameter('record_file').value \
             if node.has_parameter('record_file') else ''
         if record:
-            from bt_executive.observe.bag import BagWriter, TOPICS
+            from bt_executive.observe.bag import BagWriter, KEPT, TOPICS
             self.bag = BagWriter(record, {f'{prefix}/{name}': latched
                                           for name, latched in TOPICS.items()},
+                                 kept={f'{prefix}/{name}': n for name, n in KEPT.items()},
                                  max_size=int(node.get_parameter('record_max_size').value),
                                  foxglove=bool(node.get_parameter('record_foxglove').value),
                                  metadata={'node': prefix, 'recorded_by': 'the executive'})
@@ -81,7 +89,9 @@ class SnapshotTopics:
         self.bytes = {'snapshot': 0, 'delta': 0, 'events': 0}
         #: messages published on each topic
         self.counts = {'snapshot': 0, 'delta': 0, 'events': 0}
-        self._last_full = -1.0
+        self._last_full = self._last_sent = -1.0
+        #: messages on ``~/snapshot_delta`` since the last full snapshot
+        self.since_full = 0
 
     def _start_foxglove(self, node: Any, prefix: str) -> Optional[Any]:
         """Start the Foxglove server if ``foxglove_port`` is set, else None.
@@ -117,27 +127,42 @@ class SnapshotTopics:
         runner.add_observer(self.tracker)
 
     def publish(self, builder: SnapshotBuilder, *, heartbeat: float,
-                on_change: bool = False) -> None:
-        """Publish what changed since the last call; the full snapshot when due."""
+                on_change: bool = False, keepalive: float = 0.0) -> None:
+        """Publish what changed since the last call; the full snapshot when due.
+
+        Args:
+            builder: the tree's snapshot model
+            heartbeat: seconds between full snapshots (keyframes); 0: only on a structure
+                change and every :data:`KEYFRAME_DELTAS` deltas
+            on_change: also the full snapshot on every change
+            keepalive: seconds without a message after which a heartbeat delta goes out
+                (0: none)
+        """
         snapshot = builder.update()
         events = builder.events()
         if events:
             self._send(self.events, 'events', to_json(builder.event_batch(events)))
         now = time.monotonic()
+        keyframe_due = heartbeat > 0.0 and now - self._last_full >= heartbeat
         if snapshot is not None:
             previous, self.previous = self.previous, snapshot
             if same_structure(previous, snapshot):
                 assert previous is not None
                 self._send(self.delta, 'delta', to_json(self.tracker.delta(previous, snapshot)))
-                if not on_change and (heartbeat <= 0.0 or now - self._last_full < heartbeat):
+                if not (on_change or keyframe_due or self.since_full >= KEYFRAME_DELTAS):
                     return
             else:
                 self.tracker.reset()
-        elif heartbeat <= 0.0 or now - self._last_full < heartbeat:
+        elif keyframe_due or self.since_full >= KEYFRAME_DELTAS:
+            snapshot = builder.full()
+        elif keepalive > 0.0 and self.previous is not None \
+                and now - self._last_sent >= keepalive:
+            self._send(self.delta, 'delta', to_json(heartbeat_delta(builder.full())))
             return
         else:
-            snapshot = builder.full()
+            return
         self._last_full = now
+        self.since_full = 0
         self._send(self.snapshot, 'snapshot', builder.encode(snapshot))
 
     def publish_status(self, text: str) -> None:
@@ -145,6 +170,10 @@ class SnapshotTopics:
         self._send(self.status, 'status', text)
 
     def _send(self, publisher: Any, topic: str, text: str) -> None:
+        if topic in ('snapshot', 'delta'):
+            self._last_sent = time.monotonic()
+            if topic == 'delta':
+                self.since_full += 1
         self.bytes[topic] = self.bytes.get(topic, 0) + len(text)
         self.counts[topic] = self.counts.get(topic, 0) + 1
         publisher.publish(self._string(data=text))
@@ -172,4 +201,4 @@ class SnapshotTopics:
                 self._logger.error(f'cannot finalise {bag.files[-1]}: {error}')
 
 
-__all__ = ['HISTORY', 'SnapshotTopics', 'history_qos']
+__all__ = ['HISTORY', 'KEYFRAME_DELTAS', 'SnapshotTopics', 'history_qos']

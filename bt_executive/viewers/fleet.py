@@ -7,8 +7,9 @@ looks for executives in the ROS graph once a second: an executive is a node publ
 ``<node>/status`` and ``<node>/snapshot`` as ``std_msgs/String``. It subscribes to each
 one's latched ``~/status`` and keeps a row per executive in a :class:`FleetDirectory`:
 namespace, tree, root status, tick count and rate, the last failure, paused or
-terminated, and whether it is still in the graph. An executive's ``~/snapshot`` and
-``~/events`` are subscribed only once somebody opens its page.
+terminated, and whether it is still in the graph. An executive's ``~/snapshot``,
+``~/snapshot_delta`` and ``~/events`` are subscribed only once somebody opens its page
+(the page shows the state rebuilt from the latched snapshot and the deltas).
 
 The HTTP server (:class:`FleetServer`, the view server of :mod:`webview` with more paths):
 
@@ -241,8 +242,11 @@ class FleetListener:
             hub = self.directory.hub(node)
             if hub is None:
                 continue
+            # the state rebuilt from the latched snapshot and the deltas (as `view` does)
             self.listener.subscribe(node + '/snapshot', lambda msg, hub=hub:
-                                    hub.put_snapshot(msg.data))
+                                    hub.put_stream(msg.data))
+            self.listener.subscribe(node + '/snapshot_delta', lambda msg, hub=hub:
+                                    hub.put_stream(msg.data), depth=EVENTS_DEPTH)
             self.listener.subscribe(node + '/events', lambda msg, hub=hub:
                                     hub.put_events(msg.data), depth=EVENTS_DEPTH)
 

@@ -42,6 +42,8 @@ from rich.text import Text
 from rich.tree import Tree
 
 SNAPSHOT_PREFIX = 'bt_executive/snapshot/'
+#: ``--once``: seconds without a message after which the state rebuilt is taken as current
+ONCE_QUIET = 0.3
 _ANSI = re.compile(r'\x1b\[[0-9;?]*[A-Za-z]')
 _CONTROL = re.compile(r'[\x00-\x1f\x7f-\x9f]')
 
@@ -352,6 +354,8 @@ class _Received:
         self.snapshot: Optional[dict[str, Any]] = None
         self.time = time.monotonic()
         self.note = ''
+        #: a heartbeat delta matched the state: it is the executive's current one
+        self.confirmed = False
 
     def on_message(self, text: str) -> None:
         self.pending.append((time.monotonic(), text))
@@ -366,8 +370,9 @@ class _Received:
                 message = json.loads(data)
                 if not isinstance(message, dict):
                     raise ValueError('not a JSON object')
-                if self.model.feed(message):
-                    self.time = arrived
+                if self.model.feed(message) and message.get('heartbeat'):
+                    self.confirmed = True  # nothing newer was published before it
+                self.time = arrived  # the executive is alive, even while behind (a gap)
                 self.note = self.model.waiting
                 schema = str(message.get('schema', ''))
                 if schema.startswith(SNAPSHOT_PREFIX) and not schema.endswith('/1'):
@@ -434,12 +439,27 @@ def run(*, namespace: str = '', node: str = 'bt_executive', once: bool = False,
 
 def _once(listener: Any, received: _Received, stop: list[int], *, timeout: float,
           color: bool, tty: bool, ascii_only: bool, stream: TextIO) -> int:
-    """Wait for a snapshot, print it as one frame; return the exit code."""
+    """Wait for the current state, print it as one frame; return the exit code.
+
+    The latched snapshot may be a keyframe older than the deltas kept after it (another
+    topic, delivered in a burst of its own): the frame is printed once a heartbeat
+    confirmed the state or the stream has been quiet for :data:`ONCE_QUIET` seconds
+    without a gap; a gap waits for the next keyframe until the timeout, then prints the
+    last good state with the note saying what is missing.
+    """
     started = time.monotonic()
+    matched: Optional[float] = None  # when the delta subscription met the executive's
+    deltas = getattr(listener, 'delta_subscription', None)
     while not stop:
         listener.spin_once(timeout_sec=0.1)
         received.take()
-        if received.snapshot is not None:
+        now = time.monotonic()
+        if matched is None and (deltas is None or deltas.get_publisher_count() > 0):
+            matched = now  # its history (the deltas kept) comes right after this
+        settled = received.confirmed or (
+            matched is not None and now - max(received.time, matched) >= ONCE_QUIET)
+        if received.snapshot is not None and (
+                (settled and not received.model.waiting) or now - started >= timeout):
             width = shutil.get_terminal_size().columns if tty else None
             text = _to_text(_safe_frame(received.snapshot, height=None, ascii_only=ascii_only,
                                         note=received.note), color=color, width=width)

@@ -197,14 +197,23 @@ class SnapshotHub:
     def put_stream(self, text: str) -> bool:
         """Take a ``~/snapshot`` or ``~/snapshot_delta`` message; store the state rebuilt.
 
+        After a gap in the deltas the last good state stays, with ``behind`` saying what
+        was missed, until the next full snapshot (the page shows it in place of "live").
+
         Returns:
             False if the text is neither (or cannot be applied).
         """
         with self._model_lock:
             try:
-                if not self.model.feed_text(text):
+                behind = self.model.waiting
+                if not self.model.feed_text(text) and self.model.waiting == behind:
                     return True
-                line = to_json(self.model.snapshot)
+                snapshot = self.model.snapshot
+                if snapshot is None:
+                    return True
+                if self.model.waiting:  # a gap: the last good state, saying it is behind
+                    snapshot = {**snapshot, 'behind': self.model.waiting}
+                line = to_json(snapshot)
             except (ValueError, TypeError, KeyError, AttributeError):
                 self.rejected += 1
                 return False

@@ -20,6 +20,7 @@ import uuid
 
 from bt_executive.observe.bag import BagWriter, foxglove_name, read_bag, split_name
 from bt_executive.observe.foxglove import CHANNELS, TITLES
+from bt_executive.observe.replay import Timeline
 from executive_host import write_tree
 from helpers import wait_for
 import pytest
@@ -90,8 +91,12 @@ def test_recording_holds_every_message_published(host, tmp_path):
         marker_tick = ex.executive.snapshots.tick_count
         marker_seq = ex.executive.snapshots.seq
         before = dict(published)
+        live = {}  # the snapshot of each change, as built in the executive (the default
+        # configuration publishes it in full only as a keyframe): what the replay must equal
         for tick in range(30):  # at a robot's pace: the latched topics keep only the last
             ex.executive.tick_once()
+            snapshot = json.loads(json.dumps(ex.executive.snapshot_topics.previous))
+            live[snapshot['seq']] = snapshot
 
             def taken(count: int = published['delta']) -> bool:
                 recorder.spin_once(0.02)
@@ -108,7 +113,7 @@ def test_recording_holds_every_message_published(host, tmp_path):
 
         def recorded() -> bool:
             recorder.spin_once(0.02)
-            return after(snapshot_topic) and after(snapshot_topic)[-1]['seq'] == last_seq \
+            return after(delta_topic) and after(delta_topic)[-1]['seq'] == last_seq \
                 and after(events_topic) and after(events_topic)[-1]['events'][0]['tick'] \
                 == last_tick
 
@@ -128,16 +133,18 @@ def test_recording_holds_every_message_published(host, tmp_path):
     bag = read_bag(path)
     assert not bag.truncated and bag.profile == 'ros2'
     assert bag.counts == counts
-    replay_equals_live(bag, ex.topic)
+    assert len(live) >= 30
+    replay_equals_live(bag, ex.topic, live=live)
 
 
-def replay_equals_live(bag, node: str, minimum: int = 30) -> None:
-    """Replay the first snapshot + the deltas: each state is the live snapshot of its seq."""
-    from bt_executive.observe.replay import Timeline
+def replay_equals_live(bag, node: str, minimum: int = 30, live=None) -> None:
+    """Replay the first snapshot + the deltas: each state is the live snapshot of its seq.
 
+    ``live``: seq -> the snapshot the executive built; default: the recorded full ones.
+    """
     full = [json.loads(m.text) for m in bag.messages if m.topic == f'{node}/snapshot']
-    first_of_seq = {}
-    for snapshot in full:
+    first_of_seq = dict(live or {})
+    for snapshot in full if live is None else ():
         first_of_seq.setdefault(snapshot['seq'], snapshot)  # later ones: heartbeats
     start = full[0]
     messages = [(m.topic, m.log_time, m.text) for m in bag.messages
@@ -219,7 +226,11 @@ def test_a_signal_finalises_every_split(tmp_path, signum):
         assert len(channels) == 4
         assert counts.get(f'{namespace}/bt_executive/snapshot', 0) >= 1, file  # repeated
         assert os.path.getsize(file) < 60 * 1024, file
-        assert not read_bag(str(file)).truncated
+        bag = read_bag(str(file))
+        assert not bag.truncated
+        # each split starts as a late joiner: the latched snapshot and the deltas after it
+        timeline = Timeline.from_bag(bag)
+        assert not timeline.notes and len(timeline) >= 2, (file, timeline.notes)
 
 
 def test_a_killed_recording_is_reported_not_a_traceback(tmp_path):
@@ -257,6 +268,8 @@ def test_the_executive_records_itself_and_finalises_on_sigint(tmp_path):
         executive = subprocess.Popen(
             [sys.executable, '-m', 'bt_executive.ros.executive', '--ros-args', '-r',
              f'__ns:={namespace}', '-p', f'tree_file:={tree}', '-p', 'tick_rate:=20.0',
+             # the full snapshot of every change: what the replay is compared with
+             '-p', 'snapshot_on_change:=true',
              '-p', f'record_file:={path}'], stdout=output, stderr=subprocess.STDOUT,
             start_new_session=True)
     try:

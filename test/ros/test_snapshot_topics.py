@@ -253,3 +253,68 @@ def test_events_and_pause(host, tmp_path, ros_node):
         'Main/root', 'Main/root/work', 'Main/root/work/ok', 'Main/root/work/busy',
         'Main/root/blocked'}
     validate_all(events, EVENTS_VALIDATOR)
+
+
+def test_by_default_full_snapshots_are_keyframes_and_late_joiners_are_exact(
+        host, tmp_path, ros_node):
+    """Deltas on every change, a full snapshot every KEYFRAME_DELTAS deltas (not per change).
+
+    130 changes are more than the delta topic keeps (100): a late joiner still rebuilds
+    the exact state, from the last keyframe and the deltas after it, without a gap.
+    """
+    from bt_executive.ros.parameters import PARAMETERS
+    from bt_executive.ros.snapshot_topics import KEYFRAME_DELTAS
+
+    assert PARAMETERS['snapshot_on_change'][0] is False
+    assert PARAMETERS['snapshot_heartbeat'][0] == 10.0
+    assert PARAMETERS['snapshot_keepalive'][0] == 1.0
+    ex = host(write_tree(tmp_path, 'blink.yaml', """
+        trees:
+          Blink:
+            Sequence root:
+              - SuccessEveryN blink: 2
+              - SuccessEveryN blank: 3
+        """), manual=True, snapshot_heartbeat=3600.0)  # no timed keyframe: exact counts
+    for _ in range(130):
+        ex.executive.tick_once()
+    published = ex.executive.snapshot_topics.counts
+    assert published['delta'] >= 130
+    assert published['snapshot'] == 1 + published['delta'] // KEYFRAME_DELTAS
+    current = json.loads(json.dumps(ex.executive.snapshots.full()))
+    late = states(ros_node, ex)
+    got = late.wait_for(lambda m: m['seq'] == current['seq'],
+                        'the latched keyframe and the deltas after it')
+    full = [m for m in late.raw if m['schema'] == 'bt_executive/snapshot/1']
+    assert len(full) == 1 and full[0]['seq'] > 100  # the last keyframe, not the first
+    assert late.state.gaps == 0 and not late.state.waiting
+    for key in ('state', 'active_path', 'why', 'root_status', 'tick', 'last_failure',
+                'executive', 'nodes'):
+        assert got[key] == current[key], key
+    SNAPSHOT_VALIDATOR.validate(got)
+
+
+def test_a_quiet_tree_sends_heartbeat_deltas_not_full_snapshots(host, tmp_path, ros_node):
+    from bt_executive.observe.delta import load_delta_schema
+
+    ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), tick_rate=50.0,
+              snapshot_keepalive=0.2, snapshot_heartbeat=3600.0)
+    received = states(ros_node, ex)
+
+    def beats() -> list[dict[str, Any]]:
+        with received._changed:
+            return [m for m in received.raw if m.get('heartbeat')]
+
+    ex.spin_until(lambda: len(beats()) >= 3, 'three heartbeat deltas')
+    found = beats()
+    validator = jsonschema.Draft202012Validator(load_delta_schema())
+    for beat in found:
+        validator.validate(beat)
+        assert beat['state'] == {} and len(json.dumps(beat)) < 400
+    assert len({beat['seq'] for beat in found}) == 1  # nothing changed: the same seq
+    assert found[0]['tick']['count'] < found[-1]['tick']['count']
+    assert found[0]['stamp'] < found[-1]['stamp']
+    shown = received.wait_for(lambda m: m['tick']['count'] >= found[-1]['tick']['count'],
+                              'the state refreshed by the last heartbeat')
+    assert shown['seq'] == found[-1]['seq'] and shown['executive']['heartbeat'] == 0.2
+    assert received.state.gaps == 0
+    assert ex.executive.snapshot_topics.counts['snapshot'] == 1  # the tree's first only

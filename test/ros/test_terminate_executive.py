@@ -13,7 +13,7 @@ import pathlib
 from typing import Any
 
 from executive_host import Host, write_tree
-from helpers import collect_json, SNAPSHOT_VALIDATOR
+from helpers import collect_json, collect_states, SNAPSHOT_VALIDATOR
 import py_trees
 import pytest
 from tree_runner import DISCOVERY_TIMEOUT, unique_name
@@ -60,7 +60,7 @@ def test_a_peer_never_sees_the_publish_after_terminate(host, tmp_path, ros_node,
     seen = PeerEvents(ros_node, f'{topic}/events')
     ex = host(write_tree(tmp_path, 't.yaml', TREE.format(topic=topic)), manual=True)
     status = collect_json(ros_node, f'{ex.topic}/status')
-    snapshots = collect_json(ros_node, f'{ex.topic}/snapshot')
+    snapshots = collect_states(ros_node, ex.topic)
     for leaf in ('Main/root/before', 'Main/root/after'):
         ex.spin_until(lambda: subscribers_of(ex, leaf) >= 1, f'the peer to match {leaf}',
                       DISCOVERY_TIMEOUT)
@@ -101,7 +101,7 @@ def test_status_and_snapshot_say_paused(host, tmp_path, ros_node):
     tree = write_tree(tmp_path, 'p.yaml', 'trees:\n  Main:\n    Running hold\n')
     ex = host(tree, manual=True)
     status = collect_json(ros_node, f'{ex.topic}/status')
-    snapshots = collect_json(ros_node, f'{ex.topic}/snapshot')
+    snapshots = collect_states(ros_node, ex.topic)
     ex.executive.tick_once()
     wait_status(ex, status, lambda m: m['root_status'] == 'RUNNING', 'a running ~/status')
     ex.executive.pause()

@@ -659,6 +659,26 @@ def test_closing_the_hub_ends_the_streams(server):
     wait_for(lambda: server.hub.clients() == 0, 5.0, 'every stream to end')
 
 
+def test_page_says_it_is_behind_after_a_missed_delta(browser, server):
+    """A gap keeps the last good state on the page, marked behind, until a full snapshot."""
+    from test_delta import deltas_of
+
+    first, deltas, snapshots = deltas_of(5)
+    for message in (first, deltas[0]):
+        assert server.hub.put_stream(json.dumps(message))
+    page = browser.open_page(f'http://127.0.0.1:{server.port}/')
+    page.wait_until(f"document.body.dataset.revision === '{first['revision']}'",
+                    'the first state')
+    server.hub.put_stream(json.dumps(deltas[2]))  # deltas[1] was lost
+    text = page.wait_until("document.body.dataset.connection === 'behind' && "
+                           "document.getElementById('connection').textContent",
+                           'the page to say it is behind')
+    assert f'deltas {deltas[1]["seq"]}..{deltas[1]["seq"]} missed' in text
+    assert json.loads(server.hub.latest())['seq'] == snapshots[0]['seq']  # not a guess
+    server.hub.put_stream(json.dumps(snapshots[3]))  # the next keyframe
+    page.wait_until("document.body.dataset.connection !== 'behind'", 'the page to catch up')
+
+
 # ---- with an executive and a browser --------------------------------------------------------
 
 def running_snapshot(view: WebView, **expected: Any) -> dict[str, Any]:

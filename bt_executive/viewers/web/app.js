@@ -473,6 +473,10 @@
     if (view.connected && !view.snapshot) {
       state = 'waiting';
       text = 'waiting for data';
+    } else if (view.connected && view.snapshot.behind) {
+      // a gap in the deltas: the last good state stays until the next full snapshot
+      state = 'behind';
+      text = `behind: ${view.snapshot.behind}`;
     } else if (view.connected && view.heartbeat > 0) {
       const age = (Date.now() - view.lastMessage) / 1000;
       if (age > Math.max(3 * view.heartbeat, 3)) {
