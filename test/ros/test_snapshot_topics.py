@@ -55,6 +55,15 @@ class Collector:
             return [received['seq'] for received in self.messages]
 
 
+#: two leaves that succeed every 2nd and 3rd tick: a change on most ticks
+BLINK_TWO = """
+    trees:
+      Blink:
+        Sequence root:
+          - SuccessEveryN blink: 2
+          - SuccessEveryN blank: 3
+    """
+
 def snapshots(ros_node: Any, ex: Host) -> Collector:
     return Collector(ros_node, f'{ex.topic}/snapshot')
 
@@ -182,13 +191,8 @@ def test_late_subscriber_rebuilds_the_current_snapshot(host, tmp_path, ros_node)
 
 
 def test_deltas_reproduce_every_full_snapshot(host, tmp_path, ros_node):
-    ex = host(write_tree(tmp_path, 'blink.yaml', """
-        trees:
-          Blink:
-            Sequence root:
-              - SuccessEveryN blink: 2
-              - SuccessEveryN blank: 3
-        """), manual=True, snapshot_heartbeat=3600.0, snapshot_on_change=True)
+    ex = host(write_tree(tmp_path, 'blink.yaml', BLINK_TWO), manual=True,
+              snapshot_heartbeat=3600.0, snapshot_on_change=True)
     full = snapshots(ros_node, ex)
     rebuilt = states(ros_node, ex)
     full.wait_for(lambda m: m['seq'] == 1, 'the first snapshot')
@@ -268,13 +272,8 @@ def test_by_default_full_snapshots_are_keyframes_and_late_joiners_are_exact(
     assert PARAMETERS['snapshot_on_change'][0] is False
     assert PARAMETERS['snapshot_heartbeat'][0] == 10.0
     assert PARAMETERS['snapshot_keepalive'][0] == 1.0
-    ex = host(write_tree(tmp_path, 'blink.yaml', """
-        trees:
-          Blink:
-            Sequence root:
-              - SuccessEveryN blink: 2
-              - SuccessEveryN blank: 3
-        """), manual=True, snapshot_heartbeat=3600.0)  # no timed keyframe: exact counts
+    # no timed keyframe: exact counts
+    ex = host(write_tree(tmp_path, 'blink.yaml', BLINK_TWO), manual=True, snapshot_heartbeat=3600.0)
     for _ in range(130):
         ex.executive.tick_once()
     published = ex.executive.snapshot_topics.counts
