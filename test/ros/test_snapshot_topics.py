@@ -64,6 +64,7 @@ BLINK_TWO = """
           - SuccessEveryN blank: 3
     """
 
+
 def snapshots(ros_node: Any, ex: Host) -> Collector:
     return Collector(ros_node, f'{ex.topic}/snapshot')
 
@@ -273,7 +274,8 @@ def test_by_default_full_snapshots_are_keyframes_and_late_joiners_are_exact(
     assert PARAMETERS['snapshot_heartbeat'][0] == 10.0
     assert PARAMETERS['snapshot_keepalive'][0] == 1.0
     # no timed keyframe: exact counts
-    ex = host(write_tree(tmp_path, 'blink.yaml', BLINK_TWO), manual=True, snapshot_heartbeat=3600.0)
+    ex = host(write_tree(tmp_path, 'blink.yaml', BLINK_TWO), manual=True,
+              snapshot_heartbeat=3600.0)
     for _ in range(130):
         ex.executive.tick_once()
     published = ex.executive.snapshot_topics.counts
