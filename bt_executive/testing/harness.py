@@ -102,6 +102,8 @@ class LockstepTicker:
         self.again = False
         self.deadline: Optional[int] = None
         self.last: Optional[int] = None
+        #: the last tick was a heartbeat or a deadline: a request may tick at once after it
+        self.unasked = False
 
     def request(self, source: Any = None) -> None:
         """Note a request for a tick (from a leaf or the blackboard feed)."""
@@ -113,6 +115,7 @@ class LockstepTicker:
 
     def ticked(self, start: float) -> Optional[float]:
         """Forget the requests: the tick answers them."""
+        self.unasked = not self.requested and not self.again
         self.requested = False
         return None
 
@@ -137,7 +140,9 @@ class LockstepTicker:
             return self.last + self._period
         earliest = self.last + self._min_interval
         candidates = [self.last + self._heartbeat]
-        if self.requested or self.again:
+        if self.requested and self.unasked:  # as the event ticker: not held back
+            candidates.append(self.last)
+        elif self.requested or self.again:
             candidates.append(earliest)
         if self.deadline is not None:
             candidates.append(max(self.deadline, earliest))
