@@ -22,11 +22,13 @@ Two modes, chosen by the executive's ``tick_mode`` parameter:
       tick, whatever happened;
     * ticks are never closer than ``1 / max_tick_rate`` seconds (steady clock): a burst
       of requests becomes one tick at the next allowed moment. One exception: a tick
-      nobody asked for (a heartbeat or a deadline) does not hold back the requested
-      tick after it, which may come at once. Such ticks come at times of their own
-      (a server check every second, say), and about one reaction in a hundred would
-      otherwise wait up to ``1 / max_tick_rate`` behind one. A request after a requested
-      tick still waits its turn, so a storm of requests is paced as before.
+      nobody asked for (a heartbeat or a deadline) that came at least two intervals
+      after the tick before it does not hold back the requested tick after it, which
+      may come at once. Such ticks come at times of their own (a server check every
+      second, say), and about one reaction in a hundred would otherwise wait up to
+      ``1 / max_tick_rate`` behind one. A request after a requested tick still waits its
+      turn, so a storm of requests is paced as before, and the two intervals keep the
+      rate within ``max_tick_rate`` however deadlines and requests interleave.
 
 Requests are posted to the executor as a task, so a tick never runs inside another
 callback (a leaf's callback finishes before the tree sees its result). The one exception
@@ -35,11 +37,11 @@ stored everything when it asks, so it ticks at once, at its end, when the rate c
 That saves an executor dispatch (0.1-1 ms here) on the reaction path: message in, tree
 ticked, goal cancelled, in one callback.
 
-Nothing on that path touches a timer: re-arming an rclpy timer under the EventsExecutor
-takes a lock its timer thread holds while it runs, and a loaded machine was seen to hold
-a tick there for 24 ms. So the heartbeat is not restarted by every tick: its one-shot
-timer fires at the heartbeat after the tick it was armed from and, if a tick came since,
-re-arms itself (inside its own callback) for a heartbeat after that one.
+Nothing on that path touches a timer: re-arming an rclpy timer calls into rcl and, under
+the EventsExecutor, its timer thread, and on a loaded machine one tick waited 24 ms there
+(BENCHMARKS.md, reaction latency). So the heartbeat is not restarted by every tick: its
+one-shot timer fires a heartbeat after the tick it was armed from and, if a tick came
+since, re-arms itself (inside its own callback) for a heartbeat after that one.
 """
 
 from __future__ import annotations
@@ -303,10 +305,12 @@ class EventTicker:
 
     def ticked(self, start: float) -> Optional[float]:
         """Note a tick that started at ``start`` (monotonic); return its wake latency."""
-        self.last_tick = start
+        previous, self.last_tick = self.last_tick, start
         trigger = 'request' if self._source is not None else (self._trigger or 'again')
         self.reason = (trigger, self._source, self._requests)
-        self._unasked = trigger in ('heartbeat', 'deadline')
+        # two intervals free before it: the pair it may start stays within the rate
+        self._unasked = trigger in ('heartbeat', 'deadline') \
+            and start - previous >= 2.0 * self.min_interval
         self._source, self._requests, self._trigger = None, 0, ''
         requested, self.requested_at = self.requested_at, None
         return None if requested is None else max(0.0, start - requested)

@@ -433,9 +433,26 @@ def test_the_pace_after_an_unasked_tick_still_bounds_a_storm(rig):
     assert gaps and min(gaps) >= 0.1 - 1e-6, gaps
 
 
+def test_deadlines_and_requests_interleaved_stay_within_the_rate(rig):
+    # a deadline due every interval and a request right after each: without the two free
+    # intervals before an unasked tick this would be two ticks per interval
+    ticker = rig.event(max_rate=10.0)
+    rig.spinning()
+    ticker.request_now()
+    for _ in range(30):
+        rig.deadline = rig.ros() + 0.1
+        ticker.plan(again=False, deadline=rig.deadline)
+        rig.advance(0.1)
+        rig.steady.now += 0.001
+        ticker.request_now()
+    rig.advance(0.2)
+    seconds = rig.ticks[-1] - rig.ticks[0]
+    assert len(rig.ticks) - 1 <= seconds * 10.0 + 1, rig.ticks
+
+
 def test_ticks_do_not_restart_the_heartbeat_timer(rig, monkeypatch):
-    # re-arming an rclpy timer takes the EventsExecutor timer thread's lock: the reaction
-    # path (a message in, a tick, a goal cancelled) must not do it
+    # re-arming an rclpy timer goes through rcl and the EventsExecutor's timer thread (a
+    # tick once waited 24 ms there): the reaction path (message in, tick, cancel) must not
     ticker = rig.event(max_rate=100.0, heartbeat=1.0)
     rig.spinning()
     resets: list[float] = []
