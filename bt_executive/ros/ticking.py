@@ -21,7 +21,14 @@ Two modes, chosen by the executive's ``tick_mode`` parameter:
     * a heartbeat tick comes ``heartbeat_period`` seconds (steady clock) after the last
       tick, whatever happened;
     * ticks are never closer than ``1 / max_tick_rate`` seconds (steady clock): a burst
-      of requests becomes one tick at the next allowed moment.
+      of requests becomes one tick at the next allowed moment. One exception: a tick
+      nobody asked for (a heartbeat or a deadline) that came at least two intervals
+      after the tick before it does not hold back the requested tick after it, which
+      may come at once. Such ticks come at times of their own (a server check every
+      second, say), and about one reaction in a hundred would otherwise wait up to
+      ``1 / max_tick_rate`` behind one. A request after a requested tick still waits its
+      turn, so a storm of requests is paced as before, and the two intervals keep the
+      rate within ``max_tick_rate`` however deadlines and requests interleave.
 
 Requests are posted to the executor as a task, so a tick never runs inside another
 callback (a leaf's callback finishes before the tree sees its result). The one exception
@@ -29,6 +36,12 @@ is the blackboard feed (:meth:`EventTicker.request_now`): its subscription callb
 stored everything when it asks, so it ticks at once, at its end, when the rate cap allows.
 That saves an executor dispatch (0.1-1 ms here) on the reaction path: message in, tree
 ticked, goal cancelled, in one callback.
+
+Nothing on that path touches a timer: re-arming an rclpy timer calls into rcl and, under
+the EventsExecutor, its timer thread, and on a loaded machine one tick waited 24 ms there
+(BENCHMARKS.md, reaction latency). So the heartbeat is not restarted by every tick: its
+one-shot timer fires a heartbeat after the tick it was armed from and, if a tick came
+since, re-arms itself (inside its own callback) for a heartbeat after that one.
 """
 
 from __future__ import annotations
@@ -43,6 +56,8 @@ from rclpy.clock import Clock, ClockType
 
 #: Ticks kept for the timing percentiles in ~/status.
 TIMING_WINDOW = 1000
+#: Seconds a timer may fire before its time as computed here (nanosecond rounding).
+TIMER_SLACK = 1e-4
 
 
 def process_age() -> Optional[float]:
@@ -201,12 +216,15 @@ class EventTicker:
         steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._pending = False
         self._ticking = False
+        #: the last tick was a heartbeat or a deadline: a requested tick may follow at once
+        self._unasked = False
         self._pace = _OneShot(node, steady, time.monotonic, self.kick)
         self._deadline = _OneShot(node, node.get_clock(),
                                   lambda: node.get_clock().now().nanoseconds * 1e-9,
                                   lambda: self._kick_for('deadline'))
-        self._heartbeat = node.create_timer(heartbeat, lambda: self._kick_for('heartbeat'),
-                                            clock=steady)
+        self._heartbeat: Optional[_OneShot] = _OneShot(node, steady, time.monotonic,
+                                                       self._on_heartbeat)
+        self._heartbeat.arm(time.monotonic() + heartbeat)
 
     def _note(self, source: Any) -> None:
         """Remember who asked first since the last tick, and count the requests."""
@@ -259,11 +277,24 @@ class EventTicker:
         self._trigger = self._trigger or trigger
         self.kick()
 
+    def _on_heartbeat(self) -> None:
+        """Tick if no tick came for a heartbeat; else wait a heartbeat after the last one."""
+        if self._heartbeat is None:  # destroyed
+            return
+        now = time.monotonic()
+        due = self.last_tick + self.heartbeat
+        if now < due - TIMER_SLACK:  # a tick came since this was armed
+            self._heartbeat.arm(due)
+            return
+        self._kick_for('heartbeat')
+        if self._heartbeat is not None:  # a tick that destroyed the ticker (a mode change)
+            self._heartbeat.arm(max(self.last_tick, now) + self.heartbeat)
+
     def kick(self) -> None:
         """Tick now if the rate cap allows, else at the earliest allowed moment."""
         now = time.monotonic()
         allowed = self.last_tick + self.min_interval
-        if now >= allowed:
+        if now >= allowed or (self._unasked and self._source is not None):
             self._ticking = True
             try:
                 self._tick()
@@ -274,13 +305,14 @@ class EventTicker:
 
     def ticked(self, start: float) -> Optional[float]:
         """Note a tick that started at ``start`` (monotonic); return its wake latency."""
-        self.last_tick = start
+        previous, self.last_tick = self.last_tick, start
         trigger = 'request' if self._source is not None else (self._trigger or 'again')
         self.reason = (trigger, self._source, self._requests)
+        # two intervals free before it: the pair it may start stays within the rate
+        self._unasked = trigger in ('heartbeat', 'deadline') \
+            and start - previous >= 2.0 * self.min_interval
         self._source, self._requests, self._trigger = None, 0, ''
         requested, self.requested_at = self.requested_at, None
-        if self._heartbeat is not None:
-            self._heartbeat.reset()
         return None if requested is None else max(0.0, start - requested)
 
     def why(self, name: Callable[[Any], str] = str) -> str:
@@ -326,8 +358,7 @@ class EventTicker:
         self._pace.destroy()
         self._deadline.destroy()
         if self._heartbeat is not None:
-            self._heartbeat.cancel()
-            self._node.destroy_timer(self._heartbeat)
+            self._heartbeat.destroy()
             self._heartbeat = None
 
 

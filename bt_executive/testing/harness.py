@@ -101,7 +101,19 @@ class LockstepTicker:
         self.requested = True  # the first tick
         self.again = False
         self.deadline: Optional[int] = None
-        self.last: Optional[int] = None
+        self._last: Optional[int] = None
+        self._previous: Optional[int] = None
+        #: the last tick was a heartbeat or a deadline: a request may tick at once after it
+        self.unasked = False
+
+    @property
+    def last(self) -> Optional[int]:
+        """Return when the last tick was (scenario ns), None before the first."""
+        return self._last
+
+    @last.setter
+    def last(self, when: Optional[int]) -> None:
+        self._previous, self._last = self._last, when
 
     def request(self, source: Any = None) -> None:
         """Note a request for a tick (from a leaf or the blackboard feed)."""
@@ -113,6 +125,7 @@ class LockstepTicker:
 
     def ticked(self, start: float) -> Optional[float]:
         """Forget the requests: the tick answers them."""
+        self.unasked = not self.requested and not self.again
         self.requested = False
         return None
 
@@ -137,7 +150,10 @@ class LockstepTicker:
             return self.last + self._period
         earliest = self.last + self._min_interval
         candidates = [self.last + self._heartbeat]
-        if self.requested or self.again:
+        free = self._previous is None or self.last - self._previous >= 2 * self._min_interval
+        if self.requested and self.unasked and free:  # as the event ticker: not held back
+            candidates.append(self.last)
+        elif self.requested or self.again:
             candidates.append(earliest)
         if self.deadline is not None:
             candidates.append(max(self.deadline, earliest))

@@ -319,3 +319,24 @@ def test_a_quiet_tree_sends_heartbeat_deltas_not_full_snapshots(host, tmp_path, 
     assert shown['seq'] == found[-1]['seq'] and shown['executive']['heartbeat'] == 0.2
     assert received.state.gaps == 0
     assert ex.executive.snapshot_topics.counts['snapshot'] == 1  # the tree's first only
+
+
+def test_a_tick_that_moved_a_node_yields_the_cpu_before_the_observers(host, tmp_path,
+                                                                      monkeypatch):
+    # a goal or cancel sent by the tick reaches its receiver first (ros/spin.py)
+    from bt_executive.ros import spin
+
+    ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), manual=True,
+              snapshot_heartbeat=3600.0)
+    runner = ex.executive.tree.runner
+    assert isinstance(runner.observers[0], spin.YieldAfterMoves)
+    order: list[str] = []
+    monkeypatch.setattr(spin, '_sched_yield', lambda: order.append('yield'))
+    snapshots_seen = runner.observers[1].on_tick
+    monkeypatch.setattr(runner.observers[1], 'on_tick',
+                        lambda record: (order.append('snapshot'), snapshots_seen(record)))
+    ex.executive.tick_once()  # the first tick moves every node
+    assert order == ['yield', 'snapshot']
+    order.clear()
+    ex.executive.tick_once()  # nothing moved: no yield, the observers as always
+    assert order == ['snapshot']

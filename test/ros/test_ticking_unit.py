@@ -389,6 +389,86 @@ def test_the_heartbeat_comes_a_heartbeat_after_the_last_tick(rig):
     assert rig.latencies[1:] == [None, None, None]
 
 
+def test_a_request_right_after_a_heartbeat_tick_is_not_held_back(rig):
+    ticker = rig.event(max_rate=10.0, heartbeat=1.0)
+    rig.spinning()
+    rig.advance(1.0)
+    assert rig.ticks == [1001.0]  # the heartbeat: nobody asked for it
+    rig.steady.now += 0.01
+    ticker.request_now()  # e.g. a low battery 10 ms later: ticks now, not at 1001.1
+    assert rig.ticks == pytest.approx([1001.0, 1001.01]) and rig.latencies[-1] == 0.0
+    rig.steady.now += 0.01
+    ticker.request_now()  # after a requested tick the cap holds as before
+    assert len(rig.ticks) == 2
+    rig.advance(0.2)
+    assert rig.ticks == pytest.approx([1001.0, 1001.01, 1001.11])
+
+
+def test_a_request_right_after_a_deadline_tick_is_not_held_back(rig):
+    ticker = rig.event(max_rate=10.0)
+    executor = rig.spinning()
+    rig.deadline = rig.ros() + 0.5  # e.g. a server check of an Action leaf
+    ticker.request_now()
+    rig.deadline = None
+    rig.advance(0.5)
+    assert rig.ticks == [1000.0, 1000.5]
+    rig.steady.now += 0.02
+    ticker.request()  # through the executor's task, as a leaf's callback asks
+    rig.run_tasks()
+    assert rig.ticks == pytest.approx([1000.0, 1000.5, 1000.52]) and not executor.tasks
+
+
+def test_the_pace_after_an_unasked_tick_still_bounds_a_storm(rig):
+    ticker = rig.event(max_rate=10.0, heartbeat=1.0)
+    rig.spinning()
+    rig.advance(1.0)
+    for _ in range(60):  # a request every 5 ms right after the heartbeat tick
+        rig.advance(0.005)
+        ticker.request_now()
+    rig.advance(0.2)
+    # one tick at once, then one per interval: never two ticks closer than the cap
+    # but for the one right after the heartbeat
+    gaps = [later - earlier for earlier, later in zip(rig.ticks[1:], rig.ticks[2:])]
+    assert rig.ticks[1] == pytest.approx(1001.005)
+    assert gaps and min(gaps) >= 0.1 - 1e-6, gaps
+
+
+def test_deadlines_and_requests_interleaved_stay_within_the_rate(rig):
+    # a deadline due every interval and a request right after each: without the two free
+    # intervals before an unasked tick this would be two ticks per interval
+    ticker = rig.event(max_rate=10.0)
+    rig.spinning()
+    ticker.request_now()
+    for _ in range(30):
+        rig.deadline = rig.ros() + 0.1
+        ticker.plan(again=False, deadline=rig.deadline)
+        rig.advance(0.1)
+        rig.steady.now += 0.001
+        ticker.request_now()
+    rig.advance(0.2)
+    seconds = rig.ticks[-1] - rig.ticks[0]
+    assert len(rig.ticks) - 1 <= seconds * 10.0 + 1, rig.ticks
+
+
+def test_ticks_do_not_restart_the_heartbeat_timer(rig, monkeypatch):
+    # re-arming an rclpy timer goes through rcl and the EventsExecutor's timer thread (a
+    # tick once waited 24 ms there): the reaction path (message in, tick, cancel) must not
+    ticker = rig.event(max_rate=100.0, heartbeat=1.0)
+    rig.spinning()
+    resets: list[float] = []
+    monkeypatch.setattr(FakeTimer, 'reset', lambda timer, original=FakeTimer.reset: (
+        resets.append(rig.steady()), original(timer))[1])
+    for _ in range(19):  # a requested tick every 50 ms, the last at 1000.95
+        rig.advance(0.05)
+        ticker.request_now()
+    assert len(rig.ticks) == 19 and resets == []
+    # at 1001.0 the heartbeat timer finds a tick 50 ms old: it re-arms itself (in its own
+    # callback) for a heartbeat after that tick, fires then, ticks and re-arms again
+    rig.advance(1.5)
+    assert rig.ticks[-1] == pytest.approx(1001.95) and len(rig.ticks) == 20
+    assert resets == pytest.approx([1001.0, 1001.95])
+
+
 def test_destroy_releases_the_timers_and_ignores_later_requests(rig):
     ticker = rig.event()
     executor = rig.spinning()
