@@ -36,7 +36,7 @@ from typing import Any, Callable, Optional
 
 from bt_executive.observe.snapshot import to_json
 from bt_executive.ros.listener import EVENTS_DEPTH, SnapshotListener, split_node_name
-from bt_executive.viewers.serving import serve_until_signal
+from bt_executive.viewers.serving import serve_until_signal, ServedPage
 from bt_executive.viewers.webview import (DEFAULT_HOST, DEFAULT_PORT, SnapshotHub,
                                           ViewRequestHandler, ViewServer)
 
@@ -328,7 +328,7 @@ class FleetServer(ViewServer):
         return importlib.resources.files('bt_executive') / 'viewers' / 'web'
 
 
-class FleetView:
+class FleetView(ServedPage):
     """The fleet page: a :class:`FleetListener` and a :class:`FleetServer` (background).
 
     Args: as :class:`~bt_executive.viewers.webview.WebView`, without the namespace.
@@ -337,56 +337,21 @@ class FleetView:
     def __init__(self, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
                  keepalive: float = 15.0, verbose: bool = False,
                  ros_args: Optional[list[str]] = None) -> None:
-        self.host = host
         self.directory = FleetDirectory(subscribe=self._want)
-        self.server = FleetServer((host, port), self.directory, keepalive=keepalive,
-                                  verbose=verbose)
-        self.listener: Optional[FleetListener] = None
+        super().__init__(host, FleetServer((host, port), self.directory, keepalive=keepalive,
+                                           verbose=verbose), 'bt-executive-fleet-http')
         self._ros_args = ros_args
-        self._thread: Optional[threading.Thread] = None
 
     def _want(self, node: str) -> None:
         if self.listener is not None:
             self.listener.want_views(node)
 
-    @property
-    def port(self) -> int:
-        """Return the port the server is bound to."""
-        return self.server.port
+    def _listen(self) -> 'FleetListener':
+        return FleetListener(self.directory, args=self._ros_args).start()
 
-    @property
-    def url(self) -> str:
-        """Return the fleet page's address."""
-        host = f'[{self.host}]' if ':' in self.host else self.host
-        return f'http://{host}:{self.port}/'
-
-    def start(self) -> 'FleetView':
-        """Start the ROS listener and the HTTP server thread."""
-        self.listener = FleetListener(self.directory, args=self._ros_args).start()
-        self._thread = threading.Thread(target=self.server.serve_forever,
-                                        kwargs={'poll_interval': 0.2},
-                                        name='bt-executive-fleet-http', daemon=True)
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        """End the streams, stop the server and the listener."""
+    def _end_streams(self) -> None:
         self.directory.close()
         self.server.hub.close()
-        if self._thread is not None:
-            self.server.shutdown()
-            self._thread.join(5.0)
-        self.server.server_close()
-        if self.listener is not None:
-            self.listener.close()
-
-    def __enter__(self) -> 'FleetView':
-        """Start the view (see :meth:`start`)."""
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        """Close the view (see :meth:`close`)."""
-        self.close()
 
 
 def run(*, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, verbose: bool = False,

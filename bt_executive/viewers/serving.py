@@ -1,6 +1,6 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""What the serving commands share: loopback checks and the run-until-Ctrl-C loop.
+"""What the serving commands share: loopback checks, a served page, the run-until-Ctrl-C loop.
 
 ``bt-executive view`` (one executive or the fleet page) and ``bt-executive foxglove``
 start a service, warn when it listens beyond loopback, print where it is, and serve
@@ -13,7 +13,7 @@ import ipaddress
 import signal
 import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 
 def is_loopback(host: str) -> bool:
@@ -25,6 +25,71 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+class ServedPage:
+    """An HTTP server on a background thread fed by a ROS listener: the view's lifecycle.
+
+    ``WebView`` (one executive) and ``FleetView`` (the fleet page) differ only in what
+    they listen to (:meth:`_listen`) and what their streams hold (:meth:`_end_streams`).
+
+    Args:
+        host: the address the server is bound to (for :attr:`url`)
+        server: the HTTP server (``port``, ``serve_forever``, ``shutdown``, ``server_close``)
+        thread_name: the name of the server's thread
+    """
+
+    def __init__(self, host: str, server: Any, thread_name: str) -> None:
+        self.host = host
+        self.server = server
+        self.listener: Any = None
+        self._thread_name = thread_name
+        self._thread: Optional[threading.Thread] = None
+
+    @property
+    def port(self) -> int:
+        """Return the port the server is bound to."""
+        return int(self.server.port)
+
+    @property
+    def url(self) -> str:
+        """Return the page's address."""
+        host = f'[{self.host}]' if ':' in self.host else self.host
+        return f'http://{host}:{self.port}/'
+
+    def _listen(self) -> Any:
+        """Start and return the ROS listener that feeds the server."""
+        raise NotImplementedError
+
+    def _end_streams(self) -> None:
+        """End the server's open streams (before it shuts down)."""
+
+    def start(self) -> Any:
+        """Start the ROS listener and the HTTP server thread; return self."""
+        self.listener = self._listen()
+        self._thread = threading.Thread(target=self.server.serve_forever,
+                                        kwargs={'poll_interval': 0.2},
+                                        name=self._thread_name, daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """End the streams, stop the server and the listener."""
+        self._end_streams()
+        if self._thread is not None:
+            self.server.shutdown()
+            self._thread.join(5.0)
+        self.server.server_close()
+        if self.listener is not None:
+            self.listener.close()
+
+    def __enter__(self) -> Any:
+        """Start the view (see :meth:`start`)."""
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        """Close the view (see :meth:`close`)."""
+        self.close()
 
 
 def serve_until_signal(service: Any, *, tool: str, host: str, exposed: str,
@@ -67,4 +132,4 @@ def serve_until_signal(service: Any, *, tool: str, host: str, exposed: str,
     return 0
 
 
-__all__ = ['is_loopback', 'serve_until_signal']
+__all__ = ['ServedPage', 'is_loopback', 'serve_until_signal']

@@ -44,7 +44,7 @@ import urllib.parse
 from bt_executive.observe.delta import SnapshotState
 from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
-from bt_executive.viewers.serving import is_loopback, serve_until_signal
+from bt_executive.viewers.serving import is_loopback, serve_until_signal, ServedPage
 
 DEFAULT_HOST = '127.0.0.1'
 DEFAULT_PORT = 8765
@@ -565,7 +565,7 @@ class ViewServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-class WebView:
+class WebView(ServedPage):
     """The view: a ROS listener feeding a :class:`SnapshotHub`, a :class:`ViewServer` serving it.
 
     Use :meth:`start` (or ``with WebView(...) as view:``), then :attr:`url`; :meth:`close`
@@ -587,54 +587,20 @@ class WebView:
         self.topic, self.events_topic = topic_names(namespace, node)
         self.namespace, self.node = namespace, node
         self.hub = SnapshotHub()
-        self.host = host
-        self.server = ViewServer((host, port), self.hub, topic=self.topic,
-                                 events_topic=self.events_topic, keepalive=keepalive,
-                                 verbose=verbose)
-        self.listener: Optional[SnapshotListener] = None
+        super().__init__(host, ViewServer((host, port), self.hub, topic=self.topic,
+                                          events_topic=self.events_topic,
+                                          keepalive=keepalive, verbose=verbose),
+                         'bt-executive-view-http')
         self._ros_args = ros_args
-        self._thread: Optional[threading.Thread] = None
 
-    @property
-    def port(self) -> int:
-        """Return the port the server is bound to."""
-        return self.server.port
-
-    @property
-    def url(self) -> str:
-        """Return the page's address."""
-        host = f'[{self.host}]' if ':' in self.host else self.host
-        return f'http://{host}:{self.port}/'
-
-    def start(self) -> 'WebView':
-        """Start the ROS listener and the HTTP server thread."""
-        self.listener = SnapshotListener(
+    def _listen(self) -> SnapshotListener:
+        return SnapshotListener(
             self.namespace, self.node, on_snapshot=self.hub.put_stream,
             on_delta=self.hub.put_stream, on_events=self.hub.put_events,
             name='bt_executive_view', args=self._ros_args).start()
-        self._thread = threading.Thread(target=self.server.serve_forever,
-                                        kwargs={'poll_interval': 0.2},
-                                        name='bt-executive-view-http', daemon=True)
-        self._thread.start()
-        return self
 
-    def close(self) -> None:
-        """End the streams, stop the server and the listener."""
+    def _end_streams(self) -> None:
         self.hub.close()
-        if self._thread is not None:
-            self.server.shutdown()
-            self._thread.join(5.0)
-        self.server.server_close()
-        if self.listener is not None:
-            self.listener.close()
-
-    def __enter__(self) -> 'WebView':
-        """Start the view (see :meth:`start`)."""
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        """Close the view (see :meth:`close`)."""
-        self.close()
 
 
 def run(*, namespace: str = '', node: str = DEFAULT_NODE, host: str = DEFAULT_HOST,
