@@ -36,7 +36,7 @@ from common import ros_context, tree_files  # noqa: E402
 import py_trees  # noqa: E402
 
 TICKS = 20
-ROUNDS = 31
+ROUNDS = 51
 
 #: Issue 18: the executive's tick with every observer on, at most this times a bare tick.
 GOAL = 1.02

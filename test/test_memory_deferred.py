@@ -120,3 +120,45 @@ def test_only_a_generated_init_is_deferred(tmp_path):
         init.write_text(text)
         assert interface_names('pkg.msg', str(init)) is None, text
     assert interface_names('pkg.msg', str(tmp_path / 'missing' / '__init__.py')) is None
+
+
+def test_the_code_generator_waits_for_a_first_call():
+    output = run("""
+        import sys
+        from bt_executive.ros.memory import defer_for_programs, deferred
+        defer_for_programs()
+        from rosidl_generator_py import generate_py, import_type_support
+        from std_msgs.msg import String
+        String.__import_type_support__()  # what every publisher's creation does
+        assert String._TYPE_SUPPORT is not None
+        assert deferred('rosidl_generator_py.generate_py_impl')
+        assert not {'lark', 'em', 'rosidl_parser.parser'} & set(sys.modules)
+        import inspect
+        inspect.getmodule(inspect.currentframe(), 'x.py')  # as rclpy's logger, every line
+        assert deferred('rosidl_generator_py.generate_py_impl')
+        assert generate_py.__name__ == 'generate_py' and callable(import_type_support)
+        try:
+            generate_py('/no/such/arguments.json', ['c'])  # runs the generator's module first
+        except OSError:
+            pass
+        assert not deferred('rosidl_generator_py.generate_py_impl')
+        assert 'lark' in sys.modules and 'rosidl_parser.parser' in sys.modules
+        from rosidl_generator_py import generate_py_impl
+        assert generate_py_impl.generate_py.__module__ == 'rosidl_generator_py.generate_py_impl'
+        print('ok')
+    """)
+    assert output.strip() == 'ok'
+
+
+def test_a_deferred_module_is_not_a_package_to_the_import_system():
+    output = run("""
+        import bt_executive.ros
+        from bt_executive.ros.memory import deferred
+        import py_trees
+        # ``from <module> import <name>`` first asks whether the module is a package
+        assert not hasattr(py_trees.visitors, '__path__')
+        assert deferred('py_trees.visitors')  # asking did not run it
+        assert py_trees.demos.__path__ and deferred('py_trees.demos')  # a package's is set
+        print('ok')
+    """)
+    assert output.strip() == 'ok'

@@ -21,7 +21,7 @@ from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuild
 from bt_executive.ros import interfaces, leaves
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
-from bt_executive.ros.memory import defer_interface_packages
+from bt_executive.ros.memory import defer_for_programs
 from bt_executive.ros.parameters import (declare_parameters, PARAMETERS, TICK_MODES,
                                          TICK_PARAMETERS, TREE_PARAMETERS)
 from bt_executive.ros.serve import serve
@@ -169,6 +169,7 @@ class Executive(Node):
         self._last_status_publish = -1.0
         self.snapshot_topics = SnapshotTopics(self)  # ~/status, ~/snapshot(_delta), ~/events
         self.snapshots: Optional[SnapshotBuilder] = None
+        self._executive_state: tuple[Any, ...] = ()  # what set_executive was last given
         self._session = new_session()
         self._revision = 0
         self._py_trees_ros_stream = start_streams(self, lambda: self.host.tree)  # or None
@@ -480,11 +481,15 @@ class Executive(Node):
             return
         heartbeat = self._param('snapshot_heartbeat')
         keepalive = self._param('snapshot_keepalive')
-        builder.set_executive({'node': self.get_fully_qualified_name(),
-                               'running': self.running, 'paused': self.host.paused,
-                               'terminated': self.terminated,
-                               'last_failure': self.last_failure,
-                               'heartbeat': keepalive or heartbeat})
+        host = self.host
+        state = (builder, host.running, host.paused, host.terminated, host.last_failure,
+                 keepalive or heartbeat)
+        if state != self._executive_state:  # a dict per tick only when something moved
+            self._executive_state = state
+            builder.set_executive({'node': self.get_fully_qualified_name(),
+                                   'running': state[1], 'paused': state[2],
+                                   'terminated': state[3], 'last_failure': state[4],
+                                   'heartbeat': state[5]})
         self.snapshot_topics.publish(builder, heartbeat=heartbeat, keepalive=keepalive,
                                      on_change=self._param('snapshot_on_change'))
 
@@ -614,7 +619,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
                             PARAMETERS)
     if done is not None:
         return done
-    defer_interface_packages()  # messages imported one by one, as used (ros/memory.py)
+    defer_for_programs()  # messages one by one as used, no code generator (ros/memory.py)
     return serve('executive', lambda made: made.append(Executive(registry=registry)), args)
 
 

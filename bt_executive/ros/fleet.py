@@ -29,7 +29,7 @@ from typing import Any, Callable, Optional
 from bt_executive.core.registry import Registry
 from bt_executive.ros.blackboards import BlackboardSpace, guard
 from bt_executive.ros.executive import Executive, ros_registry
-from bt_executive.ros.memory import defer_interface_packages
+from bt_executive.ros.memory import defer_for_programs
 from bt_executive.ros.parameters import PARAMETERS
 from bt_executive.ros.serve import serve
 from bt_executive.ros.usage import help_text
@@ -263,7 +263,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
         if isinstance(error, ValueError):
             print(f'fleet_executive: {error}', file=sys.stderr)
         return 2
-    defer_interface_packages()  # messages imported one by one, as used (ros/memory.py)
+    defer_for_programs()  # messages one by one as used, no code generator (ros/memory.py)
     undo = guard()  # outside every executive, the blackboard refuses use
     try:
         return serve('fleet_executive', lambda made: start_fleet(

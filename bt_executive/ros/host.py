@@ -12,6 +12,7 @@ its settings and registers the observers of each new tree (``on_install``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 import time
 from typing import Any, Callable, Optional
@@ -59,11 +60,16 @@ class LoadedTree:
         """Return every behaviour of the tree."""
         return list(self.root.iterate())
 
+    @functools.cached_property
+    def backoffs(self) -> list[backoff.Backoff]:
+        """Return the back-offs of the tree's leaves (found once: a built tree keeps its shape)."""
+        return backoff.backoffs(self.root)
+
     def timed(self) -> list[Callable[[], Optional[float]]]:
         """Return the ``wake_at`` methods of the time-based behaviours (and the feed)."""
         methods = [behaviour.wake_at for behaviour in self.root.iterate()
                    if callable(getattr(behaviour, 'wake_at', None))]
-        methods += [waiting.wake_at for waiting in backoff.backoffs(self.root)]
+        methods += [waiting.wake_at for waiting in self.backoffs]
         return methods + [self.feed.wake_at]
 
     def readers(self) -> dict[str, list[Optional[Callable[[Any], Any]]]]:
@@ -288,7 +294,7 @@ class TreeHost:
     def backing_off(self) -> dict[str, str]:
         """Return ``node path -> reason`` of the leaves waiting out a back-off now."""
         tree = self.tree
-        return backoff.waiting(tree.root, tree.built.nodes.path) if tree else {}
+        return backoff.waiting(tree.backoffs, tree.built.nodes.path) if tree else {}
 
     # ---- runtime control -------------------------------------------------------------
 

@@ -46,7 +46,7 @@ from typing import Any, Callable, Optional
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
 from bt_executive.ros.executive import Executive
-from bt_executive.ros.memory import defer_interface_packages
+from bt_executive.ros.memory import defer_for_programs
 from bt_executive.ros.parameters import PARAMETERS, TICK_MODES
 from bt_executive.ros.serve import serve
 from bt_executive.ros.ticking import IdleTicker
@@ -420,7 +420,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
                             epilogue=EPILOGUE)
     if done is not None:
         return done
-    defer_interface_packages()  # messages imported one by one, as used (ros/memory.py)
+    defer_for_programs()  # messages one by one as used, no code generator (ros/memory.py)
     made: list[LifecycleExecutive] = []
 
     def start(executives: list[Any]) -> None:

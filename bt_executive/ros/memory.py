@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The executive's memory: modules it never uses are not run, the heap is trimmed at start.
 
-Two kinds of deferred import (a meta path finder placed first in ``sys.meta_path``):
+Three kinds of deferred import (a meta path finder placed first in ``sys.meta_path``):
 
 - **Whole modules** (:data:`UNUSED_PY_TREES`): py_trees imports its demos, programs,
   tests, display (with pydot and subprocess), utilities (with multiprocessing), trees,
@@ -16,13 +16,17 @@ Two kinds of deferred import (a meta path finder placed first in ``sys.meta_path
   anything else: an ordinary import), reading a name imports only the module that
   defines it; a name it does not list, ``dir()`` or ``import *`` runs the whole
   ``__init__``.
+- **Code generators** (:data:`UNUSED_CODE_GENERATORS`): every rclpy process imports
+  ``rosidl_generator_py``'s IDL-to-Python generator (8 MiB) to reach one small function
+  beside it. The names its importer reads are stand-ins that run it on their first call.
 
-Both answer the attributes the import system sets without running anything, so
+Each answers the attributes the import system sets without running anything, so
 ``inspect.getmodule`` (which rclpy's logger calls on every log line, walking
 ``sys.modules``) does not load them. :func:`defer_unused_py_trees` is installed when
-``bt_executive.ros`` is imported (before py_trees is); :func:`defer_interface_packages`
-by the executives' ``main()`` and ``bt_executive.sim`` only (a process-wide choice, made
-by the programs). :func:`trim_heap` hands the C heap's free pages back after start-up.
+``bt_executive.ros`` is imported (before py_trees is); the other two by
+:func:`defer_for_programs`, which the executives' ``main()`` and ``bt_executive.sim``
+call (a process-wide choice, made by the programs). :func:`trim_heap` hands the C
+heap's free pages back after start-up.
 """
 
 from __future__ import annotations
@@ -42,6 +46,14 @@ UNUSED_PY_TREES = ('py_trees.demos', 'py_trees.display', 'py_trees.idioms',
                    'py_trees.ports', 'py_trees.programs', 'py_trees.syntax_highlighting',
                    'py_trees.tests', 'py_trees.trees', 'py_trees.utilities',
                    'py_trees.visitors')
+#: Code generators every rclpy process imports without using them: a message's
+#: ``__import_type_support__`` imports ``rosidl_generator_py`` for its
+#: ``import_type_support``, and that package's ``__init__`` also imports
+#: ``generate_py_impl``, the IDL-to-Python generator (lark, empy, rosidl_parser's grammar,
+#: hashlib with OpenSSL, json, pickle, tempfile...): 8 MiB of RSS in every ROS process,
+#: a bare rclpy node included. Module -> the names its importers read at import time;
+#: each is bound at once to a stand-in that runs the module on its first call.
+UNUSED_CODE_GENERATORS = {'rosidl_generator_py.generate_py_impl': ('generate_py',)}
 #: The subpackages of a ROS interface package whose ``__init__`` may be deferred.
 INTERFACE_KINDS = ('msg', 'srv', 'action')
 
@@ -55,6 +67,8 @@ class DeferredModule(types.ModuleType):
     """A module whose body has not run yet; reading a missing attribute runs what it needs."""
 
     def __getattr__(self, name: str) -> Any:
+        if name == '__path__':  # set before the body runs, on packages only: a module
+            raise AttributeError(name)  # (the import system asks; running would not add it)
         pending = _pending.get(self.__name__)
         if pending is not None and pending.names is not None and name in pending.names:
             source, attribute = pending.names[name]  # an interface: import its one module
@@ -98,12 +112,27 @@ def _run(module: types.ModuleType) -> None:
 _pending: dict[str, _Pending] = {}
 
 
+def _stand_in(module: types.ModuleType, name: str) -> Any:
+    """Return a function that runs deferred ``module`` and calls its real ``name``."""
+
+    def stand_in(*args: Any, **kwargs: Any) -> Any:
+        _run(module)
+        return getattr(module, name)(*args, **kwargs)
+
+    stand_in.__name__ = stand_in.__qualname__ = name
+    stand_in.__module__ = module.__name__
+    stand_in.__doc__ = f'{module.__name__}.{name}, whose module runs on this first call.'
+    return stand_in
+
+
 class _DeferringLoader:
     """Loader that creates the module but leaves its body for :class:`DeferredModule`."""
 
-    def __init__(self, loader: Any, names: Optional[dict[str, tuple[str, str]]]) -> None:
+    def __init__(self, loader: Any, names: Optional[dict[str, tuple[str, str]]],
+                 stand_ins: Sequence[str] = ()) -> None:
         self.loader = loader
         self.names = names
+        self.stand_ins = stand_ins
 
     def create_module(self, spec: Any) -> Optional[types.ModuleType]:
         return None  # the default module; exec_module changes its class
@@ -112,6 +141,8 @@ class _DeferringLoader:
         with _lock:
             _pending[module.__name__] = _Pending(self.loader, self.names)
             module.__class__ = DeferredModule
+            for name in self.stand_ins:  # what ``from module import name`` reads now
+                setattr(module, name, _stand_in(module, name))
 
     def __getattr__(self, name: str) -> Any:  # get_source, get_filename, is_package...
         return getattr(self.loader, name)
@@ -122,12 +153,13 @@ class _DeferringFinder:
 
     def __init__(self) -> None:
         self.whole: set[str] = set()
+        self.stand_ins: dict[str, Sequence[str]] = {}
         self.interfaces = False
 
     def find_spec(self, name: str, path: Optional[Sequence[str]],
                   target: Optional[types.ModuleType] = None) -> Any:
         package, _, kind = name.rpartition('.')
-        whole = name in self.whole
+        whole = name in self.whole or name in self.stand_ins
         if not whole and not (self.interfaces and kind in INTERFACE_KINDS and package
                               and '.' not in package):
             return None
@@ -137,7 +169,7 @@ class _DeferringFinder:
         names = None if whole else interface_names(name, spec.origin)
         if not whole and not names:
             return None
-        spec.loader = _DeferringLoader(spec.loader, names)
+        spec.loader = _DeferringLoader(spec.loader, names, self.stand_ins.get(name, ()))
         return spec
 
 
@@ -186,6 +218,22 @@ def defer_interface_packages() -> None:
     _install()
 
 
+def defer_code_generators() -> None:
+    """Defer the modules of :data:`UNUSED_CODE_GENERATORS` (no effect once imported)."""
+    _finder.stand_ins.update(UNUSED_CODE_GENERATORS)
+    _install()
+
+
+def defer_for_programs() -> None:
+    """The deferrals a bt_executive program makes for its whole process (its ``main()``).
+
+    Interface packages import their messages one by one, and the code generators wait
+    for a first call. A library user's process is left as it is.
+    """
+    defer_interface_packages()
+    defer_code_generators()
+
+
 def deferred(name: str) -> bool:
     """Return whether module ``name`` is imported but its body (or ``__init__``) not run."""
     return isinstance(sys.modules.get(name), DeferredModule)
@@ -201,5 +249,6 @@ def trim_heap() -> None:
         pass
 
 
-__all__ = ['defer_interface_packages', 'defer_unused_py_trees', 'deferred', 'DeferredModule',
-           'interface_names', 'trim_heap', 'UNUSED_PY_TREES']
+__all__ = ['defer_code_generators', 'defer_for_programs', 'defer_interface_packages',
+           'defer_unused_py_trees', 'deferred', 'DeferredModule',
+           'interface_names', 'trim_heap', 'UNUSED_CODE_GENERATORS', 'UNUSED_PY_TREES']

@@ -13,7 +13,8 @@ the check sees imports.
 
 Deferred (bt_executive/ros/memory.py): the py_trees modules of ``UNUSED_PY_TREES`` are
 imported but their bodies never run (so pydot and multiprocessing stay out), and of an
-interface package (sensor_msgs.msg...) only the messages the run uses are imported.
+interface package (sensor_msgs.msg...) only the messages the run uses are imported, and
+rosidl_generator_py's code generator (lark, empy, the IDL grammar) never runs.
 """
 
 import importlib.util
@@ -25,7 +26,7 @@ import subprocess
 import sys
 
 from bt_executive.nodes.plugins import may_declare
-from bt_executive.ros.memory import UNUSED_PY_TREES
+from bt_executive.ros.memory import UNUSED_CODE_GENERATORS, UNUSED_PY_TREES
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -40,15 +41,15 @@ UNUSED = ('bt_executive.observe.groot2', 'zmq', 'msgpack', 'bt_executive.viewers
           'bt_executive.testing', 'bt_executive.sim', 'jsonschema', 'rich', 'http.server',
           'mcap', 'mcap_ros2', 'bt_executive.observe.bag', 'bt_executive.observe.foxglove',
           'bt_executive.observe.foxglove_server', 'foxglove', 'pydot', 'multiprocessing',
-          'difflib')
+          'difflib', 'lark', 'em', 'rosidl_parser.parser', 'rosidl_pycommon')
 
 IMPORT_ONLY = 'import bt_executive.ros.executive'
 
 #: Start an executive on the patrol (event mode, no sim) and spin until its first tick.
 START = """
 import time
-from bt_executive.ros.memory import defer_interface_packages
-defer_interface_packages()  # as the executive's main() does
+from bt_executive.ros.memory import defer_for_programs
+defer_for_programs()  # as the executive's main() does
 import rclpy
 from bt_executive.ros.executive import Executive
 from bt_executive.ros.spin import make_executor
@@ -120,6 +121,9 @@ def test_a_running_patrol_executive_loads_no_viewer_or_format():
     assert 'bt_executive.observe.snapshot' in modules  # it did start and observe
     assert unused_loaded(modules) == []
     assert sorted(UNUSED_PY_TREES) == [name for name in deferred if name.startswith('py_trees')]
+    # rosidl's IDL-to-Python generator, which every rclpy process imports, never ran
+    assert sorted(UNUSED_CODE_GENERATORS) == [name for name in deferred
+                                              if name.startswith('rosidl_generator_py')]
     # of the message packages, the types the patrol uses and no others
     assert 'sensor_msgs.msg._battery_state' in modules and 'sensor_msgs.msg' in deferred
     assert [name for name in modules if name.startswith('sensor_msgs.msg._')] == [

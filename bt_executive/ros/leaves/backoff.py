@@ -33,7 +33,7 @@ back-off off.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional, Union
 
 from bt_executive.observe.record import TickRecord
 from bt_executive.ros.leaves.common import _seconds, RosLeaf
@@ -189,11 +189,16 @@ def reset_backoffs(root: py_trees.behaviour.Behaviour) -> None:
         backoff.reset()
 
 
-def waiting(root: py_trees.behaviour.Behaviour,
+def waiting(leaves: Union[py_trees.behaviour.Behaviour, Iterable[Backoff]],
             ident: Callable[[Any], str]) -> dict[str, str]:
-    """Return ``node id -> what it says`` for the leaves waiting out a back-off now."""
-    return {ident(backoff.leaf): backoff.describe() for backoff in backoffs(root)
-            if backoff.holding}
+    """Return ``node id -> what it says`` for the leaves waiting out a back-off now.
+
+    Args:
+        leaves: a tree's root, or the back-offs of its leaves (:func:`backoffs`, kept)
+        ident: the id of a leaf
+    """
+    found = backoffs(leaves) if isinstance(leaves, py_trees.behaviour.Behaviour) else leaves
+    return {ident(backoff.leaf): backoff.describe() for backoff in found if backoff.holding}
 
 
 def leaf_failure(record: TickRecord,
