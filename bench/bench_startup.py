@@ -137,7 +137,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
         ('memory: RSS of the patrol executive after its first tick',
          f'{statistics.median(rss):.0f} MiB', f'bare rclpy node {bare:.0f} MiB',
          ratio(statistics.median(rss), bare)),
-        ('  same, the bare node with the deferrals of bt_executive\'s programs',
+        ("  same, the bare node with the deferrals of bt_executive's programs",
          f'{statistics.median(rss):.0f} MiB', f'bare rclpy node {bare_deferred:.0f} MiB',
          ratio(statistics.median(rss), bare_deferred)),
         (f'  RSS after {patrol_seconds:.0f} s of patrol with the sim (driving, docking)',

@@ -225,7 +225,7 @@ def defer_code_generators() -> None:
 
 
 def defer_for_programs() -> None:
-    """The deferrals a bt_executive program makes for its whole process (its ``main()``).
+    """Make the deferrals of a bt_executive program, for its whole process (its ``main()``).
 
     Interface packages import their messages one by one, and the code generators wait
     for a first call. A library user's process is left as it is.
