@@ -187,3 +187,44 @@ def test_topic_leaves_shut_down_cleanly(env: RosEnv) -> None:
     with pytest.raises(RuntimeError, match="TopicCondition leaf 'TopicCondition' needs "
                                            'the ROS node'):
         runner.leaf('TopicCondition').setup()
+
+
+@pytest.mark.ros
+def test_goal_stamps_stay_unique_while_simulated_time_stands_still(env: RosEnv) -> None:
+    """Two goals sent before /clock moves still name different goals (the stamp is the id)."""
+    from geometry_msgs.msg import PoseStamped
+    from rclpy.parameter import Parameter
+
+    from bt_executive.ros.leaves.topic_actions import goal_stamp
+
+    env.node.set_parameters([Parameter('use_sim_time', value=True)])  # no /clock: time 0
+    assert env.node.get_clock().now().nanoseconds == 0
+    topic = unique_name('goal')
+    received: list[Any] = []
+    env.node.create_subscription(PoseStamped, topic, received.append, 10)
+    leaf = ('goal_topic: /{topic}, goal_type: geometry_msgs/msg/PoseStamped, '
+            'goal: {{header: {{frame_id: {frame}}}}}, stamp_field: header.stamp, '
+            'status_topic: /{topic}_status, status_type: std_msgs/msg/String, '
+            "succeeded: msg.data == 'done', server_timeout: 5.0")
+    runner = env.run(f"""
+trees:
+  Main:
+    Parallel both:
+      children:
+        - TopicAction first: {{{leaf.format(topic=topic, frame='a')}}}
+        - TopicAction second: {{{leaf.format(topic=topic, frame='b')}}}
+""")
+    env.spin_until(lambda: runner.tick() is Status.RUNNING and len(received) == 2,
+                   ANSWER_TIMEOUT, 'both goals at the test node')
+    stamps = {message.header.frame_id: (message.header.stamp.sec, message.header.stamp.nanosec)
+              for message in received}
+    assert sorted(stamps) == ['a', 'b']
+    assert stamps['a'] != stamps['b'] and stamps['a'][0] == stamps['b'][0] == 0
+    # the next stamps go on from the last; a clock that went back (a restarted sim) is kept
+    assert goal_stamp(env.node).nanosec == max(stamps.values())[1] + 1
+    env.node.set_parameters([Parameter('use_sim_time', value=False)])
+    wall = goal_stamp(env.node)
+    assert wall.sec > 1_000_000_000  # wall-clock time, far ahead: taken as it is
+    env.node.set_parameters([Parameter('use_sim_time', value=True)])
+    first, second = goal_stamp(env.node), goal_stamp(env.node)
+    assert (first.sec, first.nanosec, second.sec, second.nanosec) == (0, 0, 0, 1)

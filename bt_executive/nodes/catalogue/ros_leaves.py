@@ -215,7 +215,8 @@ def ros_leaf_types() -> list[NodeType]:
                 P('goal_type', T.INTERFACE, 'goal message type'),
                 P('goal', T.MAPPING, 'goal fields', {}, dynamic=True),
                 P('stamp_field', T.STRING,
-                  'Time field of the goal set to now (identifies the goal)', ''),
+                  'Time field of the goal set to now (identifies the goal; while simulated '
+                  'time stands still each goal gets 1 ns more than the last)', ''),
                 P('status_topic', T.STRING, 'topic of the status messages'),
                 P('status_type', T.INTERFACE, 'status message type'),
                 P('status_qos', T.ENUM, 'QoS of the status subscription', 'reliable',

@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import collections
+import threading
 from typing import Any, Optional
+import weakref
 
 from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
@@ -200,7 +202,7 @@ class TopicActionLeaf(RosLeaf):
         try:
             goal = self.goal.build(self.lookup)
             if self.stamp_field:
-                _set_field(goal, self.stamp_field, self.node.get_clock().now().to_msg())
+                _set_field(goal, self.stamp_field, goal_stamp(self.node))
         except ValueError as error:
             return self.fail(str(error))
         self._statuses.clear()
@@ -210,6 +212,32 @@ class TopicActionLeaf(RosLeaf):
         self.goal_publisher.publish(goal)
         self.note(f'goal sent on {self.goal_topic}')
         return self.running(f'goal sent on {self.goal_topic}')
+
+
+#: Nanoseconds: a goal stamp at most this far below the last one given is taken as the
+#: same instant (bumped); further back, the clock went back (a sim restarted): kept.
+_SAME_INSTANT_NS = 1_000_000_000
+_last_stamps: 'weakref.WeakKeyDictionary[Any, int]' = weakref.WeakKeyDictionary()
+_stamps_lock = threading.Lock()
+
+
+def goal_stamp(node: Any) -> Any:
+    """Return the node clock's time as a ``builtin_interfaces/Time``, unique per node.
+
+    The stamp identifies a goal in the server's status messages. On simulated time the
+    clock moves only when ``/clock`` arrives, so two goals sent between two clock
+    messages (a halted goal and the next one in the same tick, or two leaves) would
+    share a stamp; a later goal gets 1 ns more than the last stamp instead.
+    """
+    from builtin_interfaces.msg import Time
+
+    now = node.get_clock().now().nanoseconds
+    with _stamps_lock:
+        last = _last_stamps.get(node)
+        if last is not None and now <= last < now + _SAME_INSTANT_NS:
+            now = last + 1
+        _last_stamps[node] = now
+    return Time(sec=now // 1_000_000_000, nanosec=now % 1_000_000_000)
 
 
 def _set_field(message: Any, path: str, value: Any) -> None:
