@@ -162,3 +162,23 @@ def test_a_deferred_module_is_not_a_package_to_the_import_system():
         print('ok')
     """)
     assert output.strip() == 'ok'
+
+
+def test_a_stand_in_its_module_does_not_define_raises(tmp_path):
+    (tmp_path / 'generator_like.py').write_text('VALUE = 1\n')
+    output = run(f"""
+        import sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        from bt_executive.ros import memory
+        memory._finder.stand_ins['generator_like'] = ('generate',)  # as the constant does
+        memory._install()
+        from generator_like import generate
+        assert memory.deferred('generator_like')
+        try:
+            generate()
+        except AttributeError as error:
+            print(error)
+        import generator_like
+        assert generator_like.VALUE == 1 and not memory.deferred('generator_like')
+    """)
+    assert output.strip() == "module 'generator_like' has no attribute 'generate'"

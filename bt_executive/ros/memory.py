@@ -117,7 +117,10 @@ def _stand_in(module: types.ModuleType, name: str) -> Any:
 
     def stand_in(*args: Any, **kwargs: Any) -> Any:
         _run(module)
-        return getattr(module, name)(*args, **kwargs)
+        real = getattr(module, name)
+        if real is stand_in:  # the module's body did not define it (another version)
+            raise AttributeError(f"module '{module.__name__}' has no attribute '{name}'")
+        return real(*args, **kwargs)
 
     stand_in.__name__ = stand_in.__qualname__ = name
     stand_in.__module__ = module.__name__
