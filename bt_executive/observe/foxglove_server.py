@@ -16,6 +16,7 @@ import threading
 import time
 from typing import Any
 
+from bt_executive.observe.addresses import url_host
 from bt_executive.observe.foxglove import (CHANNELS, FoxgloveMessage, FoxgloveView,
                                            INITIAL_SCHEMAS, TITLES)
 
@@ -69,8 +70,7 @@ class FoxgloveServer:
     @property
     def url(self) -> str:
         """Return the address to open in Foxglove."""
-        host = f'[{self.host}]' if ':' in self.host else self.host
-        return f'ws://{host}:{self.port}'
+        return f'ws://{url_host(self.host)}:{self.port}'
 
     @property
     def errors(self) -> list[str]:

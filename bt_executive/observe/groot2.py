@@ -44,6 +44,7 @@ from xml.etree import ElementTree
 
 from bt_executive.core.builder import SubtreeBehaviour
 from bt_executive.core.table import BuiltTree
+from bt_executive.observe.addresses import url_host
 from bt_executive.observe.record import TickRecord, Transition
 from bt_executive.observe.snapshot import plain_json
 import msgpack
@@ -455,8 +456,7 @@ class Groot2Server:
             self.logger.warning('Groot2 server bound to every network interface '
                                 f"(address '{address}'): anyone on the network can read "
                                 'the tree and the blackboard')
-        if ':' in host and not host.startswith('['):
-            host = f'[{host}]'
+        host = url_host(host)
         self._socket = self._context.socket(zmq.REP)
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.SNDTIMEO, SEND_TIMEOUT_MS)

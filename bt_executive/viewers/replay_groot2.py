@@ -18,6 +18,7 @@ import threading
 import time
 from typing import Any, Callable, Optional, TextIO
 
+from bt_executive.observe.addresses import url_host
 from bt_executive.observe.bag import BagError
 from bt_executive.observe.groot2 import DEFAULT_ADDRESS, DEFAULT_PORT, Groot2Error, Groot2Server
 from bt_executive.observe.groot2_replay import Groot2Replay
@@ -55,7 +56,7 @@ def where(replay: Groot2Replay) -> str:
     server = replay.server
     assert server is not None
     host = server.address or DEFAULT_ADDRESS
-    return f'[{host}]:{server.port}' if ':' in host else f'{host}:{server.port}'
+    return f'{url_host(host)}:{server.port}'
 
 
 def close(replay: Optional[Groot2Replay]) -> None:

@@ -30,6 +30,7 @@ import threading
 from typing import Any, Callable, Optional
 import urllib.parse
 
+from bt_executive.observe.addresses import url_host
 from bt_executive.observe.bag import BagError
 from bt_executive.observe.groot2 import DEFAULT_ADDRESS as GROOT2_ADDRESS, Groot2Error
 from bt_executive.observe.replay import Timeline
@@ -149,8 +150,7 @@ def run(path: str, *, node: Optional[str] = None, host: str = DEFAULT_HOST,
         if not is_loopback(host):
             print(f'bt-executive view: WARNING: listening on {host}, not loopback',
                   file=sys.stderr)
-        shown = f'[{host}]' if ':' in host else host
-        out(f'bt-executive view: http://{shown}:{server.port}/  (replay of {path}: '
+        out(f'bt-executive view: http://{url_host(host)}:{server.port}/  (replay of {path}: '
             f'{len(timeline)} states of {timeline.node}'
             + (f'; Groot2 on {replay_groot2.where(groot2)}' if groot2 is not None else '')
             + '; Ctrl-C to stop)')

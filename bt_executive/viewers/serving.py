@@ -15,6 +15,8 @@ import sys
 import threading
 from typing import Any, Callable, Optional
 
+from bt_executive.observe.addresses import url_host
+
 
 def is_loopback(host: str) -> bool:
     """Return whether ``host`` (an address or ``localhost``) is a loopback address."""
@@ -54,8 +56,7 @@ class ServedPage:
     @property
     def url(self) -> str:
         """Return the page's address."""
-        host = f'[{self.host}]' if ':' in self.host else self.host
-        return f'http://{host}:{self.port}/'
+        return f'http://{url_host(self.host)}:{self.port}/'
 
     def _listen(self) -> Any:
         """Start and return the ROS listener that feeds the server."""

@@ -196,7 +196,7 @@ def test_the_host_helpers_list_waiting_leaves_reset_them_and_report_failures() -
     assert backoff.leaf_failure(TickRecord(tick=1, time=0.0, changes=record.changes[:1])) \
         is None
     tick()
-    assert backoff.waiting(root, lambda behaviour: behaviour.name) == {
+    assert backoff.waiting(backoff.backoffs(root), lambda behaviour: behaviour.name) == {
         'dock': 'backing off 1.0 s after 1 failure: goal rejected (1)'}
     node.now += 1.0
     tick()  # fails again: from the second failure in a row on, each back-off is logged
@@ -204,4 +204,4 @@ def test_the_host_helpers_list_waiting_leaves_reset_them_and_report_failures() -
     assert warnings == ['Main/root/dock: backing off 2.0 s after 2 failures: '
                         'goal rejected (2)']
     backoff.reset_backoffs(root)
-    assert leaf.backoff.failures == 0 and backoff.waiting(root, str) == {}
+    assert leaf.backoff.failures == 0 and backoff.waiting(backoff.backoffs(root), str) == {}

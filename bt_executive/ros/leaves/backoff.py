@@ -33,7 +33,7 @@ back-off off.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Optional
 
 from bt_executive.observe.record import TickRecord
 from bt_executive.ros.leaves.common import _seconds, RosLeaf
@@ -189,15 +189,11 @@ def reset_backoffs(root: py_trees.behaviour.Behaviour) -> None:
         backoff.reset()
 
 
-def waiting(leaves: Union[py_trees.behaviour.Behaviour, Iterable[Backoff]],
-            ident: Callable[[Any], str]) -> dict[str, str]:
-    """Return ``node id -> what it says`` for the leaves waiting out a back-off now.
+def waiting(found: Iterable[Backoff], ident: Callable[[Any], str]) -> dict[str, str]:
+    """Return ``node id -> what it says`` for the back-offs of ``found`` holding a leaf now.
 
-    Args:
-        leaves: a tree's root, or the back-offs of its leaves (:func:`backoffs`, kept)
-        ident: the id of a leaf
+    ``found``: the back-offs of a tree's leaves (:func:`backoffs`, found once per tree).
     """
-    found = backoffs(leaves) if isinstance(leaves, py_trees.behaviour.Behaviour) else leaves
     return {ident(backoff.leaf): backoff.describe() for backoff in found if backoff.holding}
 
 
