@@ -92,8 +92,9 @@ def test_a_peer_never_sees_the_publish_after_terminate(host, tmp_path, ros_node,
     seen.wait_for_name('received', data='after 2')
     received = [event['data'] for event in seen.all('received')]
     assert received == ['before 1', 'before 2', 'after 2'], received
-    running = wait_status(ex, status, lambda m: m['terminated'] is None and m['running'],
-                          'a ~/status saying running')
+    ticks = ex.executive.tick_count  # resume() publishes before that tick: wait for it
+    running = wait_status(ex, status, lambda m: m['terminated'] is None and m['running']
+                          and m['tick_count'] >= ticks, 'a ~/status saying running')
     assert running['root_status'] == 'RUNNING'
 
 
