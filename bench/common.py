@@ -249,6 +249,10 @@ def executive_command(namespace: str, tree_file: str, **params: Any) -> list[str
     return argv
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f'signal {signum}')
+
+
 class Processes:
     """Subprocesses of one benchmark: started in their own process groups, always stopped.
 
@@ -264,10 +268,19 @@ class Processes:
         self.hung: list[str] = []
 
     def __enter__(self) -> 'Processes':
+        # SIGTERM (``timeout``, a CI job cancelled) unwinds like Ctrl-C, so the processes
+        # started here, each in a session of its own, are stopped and not left running
+        self._sigterm = None
+        if threading.current_thread() is threading.main_thread():
+            self._sigterm = signal.signal(signal.SIGTERM, _interrupt)
         return self
 
     def __exit__(self, exc_type: Any, *exc_info: Any) -> None:
-        self.stop()
+        try:
+            self.stop()
+        finally:
+            if self._sigterm is not None:
+                signal.signal(signal.SIGTERM, self._sigterm)
         if exc_type is None and not self.hung:  # keep the logs when something went wrong
             shutil.rmtree(self.logs, ignore_errors=True)
         else:
