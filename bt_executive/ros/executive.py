@@ -27,7 +27,7 @@ from bt_executive.ros.parameters import (declare_parameters, PARAMETERS, TICK_MO
 from bt_executive.ros.serve import serve
 from bt_executive.ros.simclock import SimClockCheck
 from bt_executive.ros.snapshot_topics import SnapshotTopics
-from bt_executive.ros.spin import CallbackFaults, YieldAfterMoves
+from bt_executive.ros.spin import CallbackFaults, GiveWayAfterSend
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
 from bt_executive.ros.usage import handle_arguments
 import py_trees
@@ -375,7 +375,7 @@ class Executive(Node):
     def _on_install(self, new: LoadedTree) -> None:
         """Attach this node's observers to a new tree's runner (before its first tick)."""
         self._revision += 1
-        new.runner.add_observer(YieldAfterMoves())  # first: receivers of goals, cancels
+        new.runner.add_observer(GiveWayAfterSend())  # first: receivers of goals, cancels
         self.snapshots = SnapshotBuilder(
             new.runner.tracker, tree_name=new.name, source_file=new.file,
             revision=self._revision, blackboard_keys=self._param('snapshot_keys'),

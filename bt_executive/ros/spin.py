@@ -9,9 +9,11 @@ import math
 import os
 import signal
 import threading
+import time
 import traceback
 from typing import Any
 
+from bt_executive.ros.leaves.common import take_sent
 from bt_executive.ros.memory import trim_heap
 from rclpy.executors import SingleThreadedExecutor
 
@@ -48,26 +50,39 @@ def freeze_startup_objects() -> None:
     trim_heap()
 
 
-class YieldAfterMoves:
-    """A tick observer, first of all, that gives up the CPU after a tick that moved a node.
+#: Seconds the executive's thread sleeps after a tick that sent something to another
+#: process, before the other tick observers run (:class:`GiveWayAfterSend`).
+SEND_PAUSE = 0.5e-3
 
-    A tick that moves a node may have sent a goal or a cancel; the process receiving it
-    is woken, often on this CPU, and without this waits there while the other observers
-    (snapshot, delta, Groot2, the py_trees_ros stream) and the topics' publishing run:
-    0.5-1 ms on a loaded machine (BENCHMARKS.md, reaction latency). ``os.sched_yield``
-    lets it run first; with nothing else runnable it returns at once (about 1 us). What
-    the viewers get is unchanged, and in the same order.
+
+class GiveWayAfterSend:
+    """A tick observer, first of all: after a send, sleep briefly before the other observers.
+
+    A tick that sent a goal, a cancel, a request or a message wakes the process receiving
+    it, and the remote half of the reaction (the receiver's DDS thread, then its callback)
+    needs a CPU. Without this the executive kept one for the other observers (snapshot,
+    delta, Groot2, the py_trees_ros stream) and the topics' publishing, 0.3-0.8 ms; with
+    a CPU-bound neighbour holding the other core the receiver waited for it
+    (BENCHMARKS.md, reaction latency). A :data:`SEND_PAUSE` sleep leaves the CPU free for
+    the receiver, and costs no CPU. ``os.sched_yield``, tried first, does not do that
+    under the kernel's EEVDF scheduler: it hands the CPU to whatever else is runnable, the
+    busy neighbour included, for a whole time slice (about 1 ms here).
+
+    The leaves note their sends (``note_sent`` in ros/leaves/common.py), inside a tick
+    or out of it (a halt's cancels); the next record, of a tick or a halt, pays the
+    pause once. Ticks that sent
+    nothing (every tick of a tree without ROS leaves) pay nothing. What the viewers get
+    is unchanged, and in the same order.
     """
 
     def on_tick(self, record: Any) -> None:
-        """Yield the CPU if the tick moved a node."""
-        if record.changes:
-            _sched_yield()
+        """Sleep :data:`SEND_PAUSE` if a leaf sent something since the last record."""
+        if take_sent():
+            _pause(SEND_PAUSE)
 
 
-def _sched_yield() -> None:
-    if hasattr(os, 'sched_yield'):
-        os.sched_yield()
+def _pause(seconds: float) -> None:
+    time.sleep(seconds)
 
 
 class CallbackFaults:
@@ -144,5 +159,5 @@ class StartInterrupted(BaseException):
     """A signal arrived while the executive was starting (not an Exception: never caught)."""
 
 
-__all__ = ['CallbackFaults', 'SignalWaker', 'StartInterrupted', 'YieldAfterMoves',
-           'make_executor']
+__all__ = ['CallbackFaults', 'GiveWayAfterSend', 'make_executor', 'SEND_PAUSE',
+           'SignalWaker', 'StartInterrupted']

@@ -321,22 +321,37 @@ def test_a_quiet_tree_sends_heartbeat_deltas_not_full_snapshots(host, tmp_path, 
     assert ex.executive.snapshot_topics.counts['snapshot'] == 1  # the tree's first only
 
 
-def test_a_tick_that_moved_a_node_yields_the_cpu_before_the_observers(host, tmp_path,
-                                                                      monkeypatch):
-    # a goal or cancel sent by the tick reaches its receiver first (ros/spin.py)
+def test_a_tick_that_sent_something_gives_way_before_the_observers(host, tmp_path,
+                                                                   monkeypatch):
+    # the receiver of a goal, cancel, request or message runs first (ros/spin.py)
+    import py_trees
     from bt_executive.ros import spin
 
-    ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), manual=True,
-              snapshot_heartbeat=3600.0)
+    tree = write_tree(tmp_path, 'send.yaml', """
+        blackboard: {send: false}
+        trees:
+          Main:
+            Selector root:
+              - Sequence sending:
+                  - Condition asked: send
+                  - Publish hello: {topic: /give_way/out, type: std_msgs/msg/Bool}
+              - Running idle
+        """)
+    ex = host(tree, manual=True, snapshot_heartbeat=3600.0)
     runner = ex.executive.tree.runner
-    assert isinstance(runner.observers[0], spin.YieldAfterMoves)
-    order: list[str] = []
-    monkeypatch.setattr(spin, '_sched_yield', lambda: order.append('yield'))
+    assert isinstance(runner.observers[0], spin.GiveWayAfterSend)
+    order: list[object] = []
+    monkeypatch.setattr(spin, '_pause', order.append)
     snapshots_seen = runner.observers[1].on_tick
     monkeypatch.setattr(runner.observers[1], 'on_tick',
                         lambda record: (order.append('snapshot'), snapshots_seen(record)))
-    ex.executive.tick_once()  # the first tick moves every node
-    assert order == ['yield', 'snapshot']
+    ex.executive.tick_once()  # every node moves, nothing is sent: no pause
+    assert order == ['snapshot']
     order.clear()
-    ex.executive.tick_once()  # nothing moved: no yield, the observers as always
+    py_trees.blackboard.Blackboard.set('/send', True)
+    ex.executive.tick_once()  # the Publish leaf sends: the pause comes first, once
+    assert order == [spin.SEND_PAUSE, 'snapshot']
+    order.clear()
+    py_trees.blackboard.Blackboard.set('/send', False)
+    ex.executive.tick_once()  # nodes moved back, nothing sent
     assert order == ['snapshot']

@@ -10,8 +10,8 @@ import uuid
 
 from action_msgs.msg import GoalStatus
 from action_msgs.srv import CancelGoal
-from bt_executive.ros.leaves.common import _seconds, _store, Lookup, publisher_gids, RosLeaf, \
-    SERVER_POLL_PERIOD, ServerWatch
+from bt_executive.ros.leaves.common import _seconds, _store, Lookup, note_sent, publisher_gids, \
+    RosLeaf, SERVER_POLL_PERIOD, ServerWatch
 from bt_executive.ros.leaves.templates import MessageTemplate
 from py_trees.common import Status
 from rclpy.action import ActionClient
@@ -191,6 +191,7 @@ class ActionLeaf(RosLeaf):
         future = self.client.send_goal_async(
             goal, feedback_callback=functools.partial(self._on_feedback, generation),
             goal_uuid=self._goal_id)
+        note_sent()
         self._goal_future = future
         self._sent_at = now
         self._active = True
@@ -226,6 +227,7 @@ class ActionLeaf(RosLeaf):
             handle = ClientGoalHandle(self.client, self._goal_id,
                                       self.action_type.Impl.SendGoalService.Response())
             handle.cancel_goal_async()  # best effort: nobody may answer this either
+            note_sent()
             self.note(f'cancel requested from {self.server_name} for unanswered goal {goal}')
         return self.fail(f"action server '{self.server_name}' did not answer goal {goal} "
                          f'within {_seconds(self.answer_timeout)} s (a cancel was sent in case '
@@ -255,6 +257,7 @@ class ActionLeaf(RosLeaf):
         if self.client is None:
             return
         future = goal_handle.cancel_goal_async()
+        note_sent()
         self.note(f'cancel requested from {self.server_name}')
         self._cancels.append(future)
         future.add_done_callback(self._on_cancel_response)

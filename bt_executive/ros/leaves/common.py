@@ -30,6 +30,26 @@ GRAPH_POLL_PERIOD = 0.5
 Endpoints = Callable[[], frozenset[bytes]]
 
 
+_sent = False
+
+
+def note_sent() -> None:
+    """Note that a leaf has just sent a goal, a cancel, a service request or a message.
+
+    Every send of the ROS leaves is followed by this call; the executive's first tick
+    observer takes it (:func:`take_sent`, ``GiveWayAfterSend`` in ros/spin.py).
+    """
+    global _sent
+    _sent = True
+
+
+def take_sent() -> bool:
+    """Tell whether a leaf sent something since the last call, and forget it."""
+    global _sent
+    sent, _sent = _sent, False
+    return sent
+
+
 def _seconds(value: float) -> str:
     """Format a configured duration: one decimal unless more are needed (2.0, 0.25)."""
     text = f'{value:.1f}'

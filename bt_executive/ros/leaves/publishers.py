@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bt_executive.ros.leaves.common import Lookup, RosLeaf
+from bt_executive.ros.leaves.common import Lookup, note_sent, RosLeaf
 from bt_executive.ros.leaves.templates import MessageTemplate
 from bt_executive.ros.subscriptions import qos_profile
 from py_trees.common import Status
@@ -54,6 +54,7 @@ class PublishLeaf(RosLeaf):
                 self._static_message = msg
         try:
             self.publisher.publish(msg)
+            note_sent()
         except Exception as error:  # noqa: B902 - rclpy raises several kinds
             return self.fail(f'publishing on {self.topic_name} failed: {error}')
         self.feedback_message = f'published on {self.topic_name}'

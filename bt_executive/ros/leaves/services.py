@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
-    publisher_gids, RosLeaf, SERVER_POLL_PERIOD, ServerWatch
+    note_sent, publisher_gids, RosLeaf, SERVER_POLL_PERIOD, ServerWatch
 from bt_executive.ros.leaves.templates import MessageTemplate
 from py_trees.common import Status
 from rclpy.task import Future
@@ -102,6 +102,7 @@ class ServiceLeaf(RosLeaf):
             except ValueError as error:
                 return self.fail(str(error))
             self._future = self.client.call_async(request)
+            note_sent()
             self._future.add_done_callback(self.wake)
             self._sent_at = now
             self._watch.start(now)

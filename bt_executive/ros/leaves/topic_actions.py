@@ -11,7 +11,7 @@ import weakref
 
 from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
-    MAX_PENDING_MESSAGES, publisher_gids, RosLeaf, ServerWatch, subscriber_gids
+    MAX_PENDING_MESSAGES, note_sent, publisher_gids, RosLeaf, ServerWatch, subscriber_gids
 from bt_executive.ros.leaves.templates import MessageTemplate
 from bt_executive.ros.subscriptions import qos_profile
 from py_trees.common import Status
@@ -155,6 +155,7 @@ class TopicActionLeaf(RosLeaf):
         try:
             self.cancel_publisher.publish(
                 self.cancel.build(_lookup_with('goal', self._sent, self.lookup)))
+            note_sent()
             self.note(f'cancel sent on {self.cancel_topic}')
         except ValueError as error:
             self.node.get_logger().error(f'{self.name}: cannot cancel: {error}')
@@ -210,6 +211,7 @@ class TopicActionLeaf(RosLeaf):
         self._sent_at = now
         self._watch.start(now)
         self.goal_publisher.publish(goal)
+        note_sent()
         self.note(f'goal sent on {self.goal_topic}')
         return self.running(f'goal sent on {self.goal_topic}')
 
