@@ -133,6 +133,10 @@ class Executive(Node):
     ticker: Any = None
     groot2: Any = None
 
+    #: After a tick that sent something, sleep briefly so the receiver gets the CPU first
+    #: (:class:`~bt_executive.ros.spin.GiveWayAfterSend`).
+    give_way_after_send = True
+
     def __init__(self, *, node_name: str = 'bt_executive', namespace: Optional[str] = None,
                  parameter_overrides: Optional[list[Parameter]] = None,
                  registry: Optional[Registry] = None, context: Any = None):
@@ -375,7 +379,8 @@ class Executive(Node):
     def _on_install(self, new: LoadedTree) -> None:
         """Attach this node's observers to a new tree's runner (before its first tick)."""
         self._revision += 1
-        new.runner.add_observer(GiveWayAfterSend())  # first: receivers of goals, cancels
+        if self.give_way_after_send:  # first: receivers of goals, cancels
+            new.runner.add_observer(GiveWayAfterSend())
         self.snapshots = SnapshotBuilder(
             new.runner.tracker, tree_name=new.name, source_file=new.file,
             revision=self._revision, blackboard_keys=self._param('snapshot_keys'),

@@ -77,6 +77,9 @@ class FleetExecutive(Executive):
         kwargs: as :class:`~bt_executive.ros.executive.Executive`
     """
 
+    #: No pause after a send: it would hold every executive of the process, not one
+    give_way_after_send = False
+
     def __init__(self, *, space: BlackboardSpace, phase: Optional[float] = None,
                  **kwargs: Any) -> None:
         self.blackboard_space = space  # before Node.__init__, which makes services

@@ -199,6 +199,23 @@ def test_ticks_are_spread_over_the_period(fleet_context, tmp_path):
     assert min(distances) > 0.010, f'the executives tick {phases} s into the period'
 
 
+def test_a_shared_process_does_not_pause_after_sends(fleet_context, tmp_path):
+    # the pause of ros/spin.py would hold every executive of the process, not one
+    from rclpy.parameter import Parameter
+
+    from bt_executive.ros.blackboards import BlackboardSpace
+    from bt_executive.ros.fleet import FleetExecutive
+    from bt_executive.ros.spin import GiveWayAfterSend
+
+    context, executor, made = fleet_context
+    tree = write_tree(tmp_path, 't.yaml', 'trees: {Main: {Running: }}\n')
+    made.append(FleetExecutive(space=BlackboardSpace('0'), context=context,
+                               namespace='/' + unique('shared'),
+                               parameter_overrides=[Parameter('tree_file', value=tree)]))
+    observers = made[-1].tree.runner.observers
+    assert observers and not any(isinstance(o, GiveWayAfterSend) for o in observers)
+
+
 @pytest.fixture
 def fleet_processes(spawn: Callable[..., SpawnedProcess], ros_node: Any):
     """``sim_robot --namespaces`` and ``fleet_executive --namespaces``: three robots."""
