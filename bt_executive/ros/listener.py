@@ -6,7 +6,7 @@
 context (no signal handlers: the viewer handles its signals), one node in the
 executive's namespace, a single-threaded executor, and subscriptions to the executive's
 ``~/snapshot`` (latched: depth 1, reliable, transient local), optionally ``~/events``
-(reliable, transient local, the last 100 batches) and ``~/status`` (latched), plus any
+(reliable, transient local, the last 20 batches) and ``~/status`` (latched), plus any
 other topic (:meth:`SnapshotListener.subscribe`). The caller either steps it
 (:meth:`~SnapshotListener.spin_once`, from its own loop) or lets it spin on a background
 thread (:meth:`~SnapshotListener.start`).
@@ -27,7 +27,7 @@ from typing import Any, Optional, Union
 import uuid
 
 DEFAULT_NODE = 'bt_executive'
-#: History the executive keeps on ``~/events`` (transient local): the last 100 batches.
+#: Depth of the ``~/events`` subscription (the executive keeps the last 20 batches).
 EVENTS_DEPTH = 100
 #: Longest wait of one step of the background thread (it is woken at once on close).
 _SPIN_STEP = 1.0
@@ -88,7 +88,7 @@ class SnapshotListener:
         on_events: called with the text of each ``~/events`` batch
         on_status: called with the text of each ``~/status`` message
         on_delta: called with the text of each ``~/snapshot_delta`` message (reliable,
-            transient local, the last 100: feed them with the snapshots to a
+            transient local, the last 50: feed them with the snapshots to a
             :class:`~bt_executive.observe.delta.SnapshotState`)
         name: the listener node's name; a random suffix keeps it unique
         args: ROS command-line arguments for the context (e.g. ``--ros-args ...``)

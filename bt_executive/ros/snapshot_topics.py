@@ -10,11 +10,11 @@ delta observer (:class:`~bt_executive.observe.delta.DeltaTracker`) say after eac
   :data:`KEYFRAME_DELTAS` messages on ``~/snapshot_delta`` since the last one (so the
   latched snapshot and the deltas the topic keeps always form a chain a late joiner can
   follow); with ``snapshot_on_change``, also on every change as before deltas existed;
-- ``~/snapshot_delta`` (reliable, transient local, the last 100): a delta on every change
+- ``~/snapshot_delta`` (reliable, transient local, the last 50): a delta on every change
   (docs/snapshots.md), and a heartbeat delta (a few hundred bytes: seq, stamp, tick) when
   nothing was published for ``snapshot_keepalive`` seconds, so viewers tell a quiet tree
   from a dead executive without full snapshots;
-- ``~/events`` (reliable, transient local, the last 100): the status transitions;
+- ``~/events`` (reliable, transient local, the last 20): the status transitions;
 - ``~/status`` (latched): what the executive says (:meth:`SnapshotTopics.publish_status`).
 
 With the parameter ``record_file`` set, every message of these topics is also written,
@@ -34,18 +34,24 @@ from typing import Any, Optional
 from bt_executive.observe.delta import DeltaTracker, heartbeat_delta, same_structure
 from bt_executive.observe.snapshot import SnapshotBuilder, to_json
 
-#: History kept on ``~/snapshot_delta`` and ``~/events`` for late joiners.
-HISTORY = 100
+#: Deltas kept on ``~/snapshot_delta`` for late joiners. Fast DDS keeps, for each message
+#: of a topic's history, a buffer as large as the largest message it ever held there
+#: (rmw_fastrtps' PREALLOCATED_WITH_REALLOC memory policy): a history's memory grows to
+#: its depth times the topic's largest messages over a long run, so the depths are no
+#: larger than what late joiners need (RELIABILITY.md, memory).
+HISTORY = 50
+#: Batches kept on ``~/events``: the recent past a late joiner shows.
+EVENTS_HISTORY = 20
 #: Messages on ``~/snapshot_delta`` after which a full snapshot is due: half the history,
 #: so a late joiner that gets the latched snapshot a little before the kept deltas (two
 #: topics) still finds every delta since that snapshot among them.
 KEYFRAME_DELTAS = HISTORY // 2
 
 
-def history_qos() -> Any:
-    """Return the QoS of ``~/snapshot_delta`` and ``~/events``: reliable, the last 100 kept."""
+def history_qos(depth: int = HISTORY) -> Any:
+    """Return the QoS of ``~/snapshot_delta`` and ``~/events``: reliable, the last ``depth``."""
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-    return QoSProfile(depth=HISTORY, reliability=ReliabilityPolicy.RELIABLE,
+    return QoSProfile(depth=depth, reliability=ReliabilityPolicy.RELIABLE,
                       durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
@@ -63,7 +69,7 @@ class SnapshotTopics:
         self._string = String
         self.snapshot = node.create_publisher(String, '~/snapshot', qos_profile('latched'))
         self.delta = node.create_publisher(String, '~/snapshot_delta', history_qos())
-        self.events = node.create_publisher(String, '~/events', history_qos())
+        self.events = node.create_publisher(String, '~/events', history_qos(EVENTS_HISTORY))
         self.status = node.create_publisher(String, '~/status', qos_profile('latched'))
         self._logger = node.get_logger()
         self.bag: Optional[Any] = None  # a BagWriter; mcap loads only when recording
@@ -201,4 +207,4 @@ class SnapshotTopics:
                 self._logger.error(f'cannot finalise {bag.files[-1]}: {error}')
 
 
-__all__ = ['HISTORY', 'KEYFRAME_DELTAS', 'SnapshotTopics', 'history_qos']
+__all__ = ['EVENTS_HISTORY', 'HISTORY', 'KEYFRAME_DELTAS', 'SnapshotTopics', 'history_qos']
