@@ -70,9 +70,8 @@ class GiveWayAfterSend:
 
     The leaves note their sends (``note_sent`` in ros/leaves/common.py), inside a tick
     or out of it (a halt's cancels); the next record, of a tick or a halt, pays the
-    pause once. Ticks that sent
-    nothing (every tick of a tree without ROS leaves) pay nothing. What the viewers get
-    is unchanged, and in the same order.
+    pause once. Ticks that sent nothing (every tick of a tree without ROS leaves) pay
+    nothing. What the viewers get is unchanged, and in the same order.
     """
 
     def on_tick(self, record: Any) -> None:
