@@ -10,8 +10,8 @@ metadata (``offered_qos_profiles``, as rosbag2 writes it), so the file is a rosb
 (``ros2 bag info/play`` on a ROS install). It rotates (``run_0.mcap``, ``run_1.mcap``
 ...) when a file reaches ``max_size`` bytes or ``max_duration`` seconds; each new file
 starts as a late joiner would: with the last message of every latched topic again and the
-last 100 deltas (more than the delta topic keeps: the chain from the latched snapshot,
-which the executive publishes in full only now and then), so each replays on its own.
+last 100 deltas (the delta topic's history: the chain from the latched snapshot, which the
+executive publishes in full only now and then), so each replays on its own.
 It flushes a chunk at least every ``flush_period`` seconds: a process killed outright
 loses at most that much. With ``foxglove``, each file ``run.mcap`` gets a companion
 ``run.foxglove.mcap`` with the Foxglove channels the live bridge serves

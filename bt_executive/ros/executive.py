@@ -96,7 +96,7 @@ class Executive(Node):
         status_period (double): seconds between status heartbeats
         snapshot_keys (string[]): blackboard keys included in ~/snapshot ('*' = all)
         snapshot_heartbeat (double): seconds between full ~/snapshot keyframes (10; 0 =
-        only on a structure change and every 25 deltas)
+        only on a structure change and every 50 deltas)
         snapshot_keepalive (double): seconds of silence after which a heartbeat delta
         goes out on ~/snapshot_delta (1; 0 = off)
         snapshot_on_change (bool): also publish ~/snapshot on every change (default off)
@@ -113,9 +113,9 @@ class Executive(Node):
         why), last failure reason, tick timing and the number of exceptions raised by
         ROS callbacks (``callback_errors``; see CallbackFaults)
         ~/snapshot (std_msgs/String, latched): the tree snapshot (docs/snapshots.md), on
-        a structure change, every snapshot_heartbeat s, after 25 deltas, and on every
+        a structure change, every snapshot_heartbeat s, after 50 deltas, and on every
         change with snapshot_on_change
-        ~/snapshot_delta (std_msgs/String, transient local, depth 50): each change's
+        ~/snapshot_delta (std_msgs/String, transient local, depth 100): each change's
         delta; a heartbeat delta after snapshot_keepalive s without one
         ~/events (std_msgs/String, reliable, transient local, depth 20): status
         transitions, one message per tick that moved something (late joiners get the last 20)

@@ -88,7 +88,7 @@ class SnapshotListener:
         on_events: called with the text of each ``~/events`` batch
         on_status: called with the text of each ``~/status`` message
         on_delta: called with the text of each ``~/snapshot_delta`` message (reliable,
-            transient local, the last 50: feed them with the snapshots to a
+            transient local, the last 100: feed them with the snapshots to a
             :class:`~bt_executive.observe.delta.SnapshotState`)
         name: the listener node's name; a random suffix keeps it unique
         args: ROS command-line arguments for the context (e.g. ``--ros-args ...``)

@@ -44,7 +44,7 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
     'snapshot_keys': ([''], "blackboard keys included in ~/snapshot ('*' = every key)", None,
                       False),
     'snapshot_heartbeat': (10.0, 'seconds between full ~/snapshot keyframes (one also goes '
-                           'out after 25 deltas and on a tree swap; 0 = only those)',
+                           'out after 50 deltas and on a tree swap; 0 = only those)',
                            (0.0, 3600.0), False),
     'snapshot_keepalive': (1.0, 'seconds without a ~/snapshot or ~/snapshot_delta message '
                            'after which a heartbeat delta (seq, stamp, tick) goes out; '

@@ -4,7 +4,7 @@
 
 A :class:`~bt_executive.ros.listener.SnapshotListener` (its own context) subscribes to
 ``~/snapshot``, ``~/snapshot_delta``, ``~/events`` and ``~/status`` of one executive with
-the QoS they are published with (so the latched snapshot and status, and the last 50
+the QoS they are published with (so the latched snapshot and status, and the last 100
 deltas and 20 event batches, arrive at once) and takes their serialised messages as they
 are (``raw``: no decoding); :class:`~bt_executive.observe.bag.BagWriter` writes them to
 an MCAP file that is a rosbag2 bag. The loop runs in the caller's thread; SIGINT, SIGTERM

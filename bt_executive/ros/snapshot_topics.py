@@ -10,7 +10,7 @@ delta observer (:class:`~bt_executive.observe.delta.DeltaTracker`) say after eac
   :data:`KEYFRAME_DELTAS` messages on ``~/snapshot_delta`` since the last one (so the
   latched snapshot and the deltas the topic keeps always form a chain a late joiner can
   follow); with ``snapshot_on_change``, also on every change as before deltas existed;
-- ``~/snapshot_delta`` (reliable, transient local, the last 50): a delta on every change
+- ``~/snapshot_delta`` (reliable, transient local, the last 100): a delta on every change
   (docs/snapshots.md), and a heartbeat delta (a few hundred bytes: seq, stamp, tick) when
   nothing was published for ``snapshot_keepalive`` seconds, so viewers tell a quiet tree
   from a dead executive without full snapshots;
@@ -34,13 +34,14 @@ from typing import Any, Optional
 from bt_executive.observe.delta import DeltaTracker, heartbeat_delta, same_structure
 from bt_executive.observe.snapshot import SnapshotBuilder, to_json
 
-#: Deltas kept on ``~/snapshot_delta`` for late joiners. Fast DDS keeps, for each message
-#: of a topic's history, a buffer as large as the largest message it ever held there
-#: (rmw_fastrtps' PREALLOCATED_WITH_REALLOC memory policy): a history's memory grows to
-#: its depth times the topic's largest messages over a long run, so the depths are no
-#: larger than what late joiners need (RELIABILITY.md, memory).
-HISTORY = 50
-#: Batches kept on ``~/events``: the recent past a late joiner shows.
+#: Deltas kept on ``~/snapshot_delta`` for late joiners (the chain from the latched
+#: keyframe, :data:`KEYFRAME_DELTAS`).
+HISTORY = 100
+#: Batches kept on ``~/events``: the recent past a late joiner shows. Fast DDS keeps, for
+#: each message of a topic's history, a buffer as large as the largest message it ever
+#: held there (rmw_fastrtps' PREALLOCATED_WITH_REALLOC memory policy), so over a long run
+#: a history costs its depth times the topic's largest messages; event batches are the
+#: executive's largest (RELIABILITY.md, memory).
 EVENTS_HISTORY = 20
 #: Messages on ``~/snapshot_delta`` after which a full snapshot is due: half the history,
 #: so a late joiner that gets the latched snapshot a little before the kept deltas (two
