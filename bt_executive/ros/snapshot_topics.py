@@ -35,13 +35,14 @@ from bt_executive.observe.delta import DeltaTracker, heartbeat_delta, same_struc
 from bt_executive.observe.snapshot import SnapshotBuilder, to_json
 
 #: Deltas kept on ``~/snapshot_delta`` for late joiners (the chain from the latched
-#: keyframe, :data:`KEYFRAME_DELTAS`).
+#: keyframe, :data:`KEYFRAME_DELTAS`). Fast DDS keeps, for each message of a topic's
+#: history, a buffer as large as the largest message it ever held there (rmw_fastrtps'
+#: PREALLOCATED_WITH_REALLOC memory policy): over a long run a history costs its depth
+#: times the topic's largest messages, most of the executive's slow rise in memory
+#: (RELIABILITY.md, Soak). Fewer deltas would mean more keyframes on the wire.
 HISTORY = 100
-#: Batches kept on ``~/events``: the recent past a late joiner shows. Fast DDS keeps, for
-#: each message of a topic's history, a buffer as large as the largest message it ever
-#: held there (rmw_fastrtps' PREALLOCATED_WITH_REALLOC memory policy), so over a long run
-#: a history costs its depth times the topic's largest messages; event batches are the
-#: executive's largest (RELIABILITY.md, memory).
+#: Batches kept on ``~/events``: the recent past a late joiner shows (a small history,
+#: for the memory reason above: a batch is the executive's largest message).
 EVENTS_HISTORY = 20
 #: Messages on ``~/snapshot_delta`` after which a full snapshot is due: half the history,
 #: so a late joiner that gets the latched snapshot a little before the kept deltas (two
