@@ -52,7 +52,7 @@ def freeze_startup_objects() -> None:
 
 #: Seconds the executive's thread sleeps after a tick that sent something to another
 #: process, before the other tick observers run (:class:`GiveWayAfterSend`).
-SEND_PAUSE = 0.5e-3
+SEND_PAUSE = 1e-3
 
 
 class GiveWayAfterSend:
@@ -67,6 +67,17 @@ class GiveWayAfterSend:
     the receiver, and costs no CPU. ``os.sched_yield``, tried first, does not do that
     under the kernel's EEVDF scheduler: it hands the CPU to whatever else is runnable, the
     busy neighbour included, for a whole time slice (about 1 ms here).
+
+    The pause is as long as the receiver's side takes: its DDS thread wakes its executor,
+    which runs the callback, 0.5-0.6 ms at the median and about 1 ms at p99 on this
+    2-core machine (the plain-rclpy floor's cancel -> server callback). A 0.5 ms pause
+    ended before that chain had run in one reaction out of ten, quiet machine or not, and
+    the rest of it then waited behind the observers: the quiet p99 sat 0.7-0.96 ms over
+    the floor's. With 1 ms the return half matched the floor's (p99 1.0-1.1 against
+    0.95-1.03 ms) and the quiet p99 came to 0.2-0.4 ms over it. Pausing only when no CPU
+    was free (by the kernel's count of runnable tasks) was measured too, and was worse on
+    the quiet machine: in the reactions it did not pause, a CPU free by the count, the
+    receiver still waited behind the observers (return half p50 1.2 against 0.6 ms).
 
     The leaves note their sends (``note_sent`` in ros/leaves/common.py), inside a tick
     or out of it (a halt's cancels); the next record, of a tick or a halt, pays the
