@@ -56,10 +56,11 @@ def test_a_fast_dds_configuration_of_the_users_own_is_left_alone(tmp_path, envir
 def test_the_programs_use_the_profile_before_ros_starts(monkeypatch, module):
     import importlib
     program = importlib.import_module(f'bt_executive.ros.{module}')
-    for name in ('FASTDDS_DEFAULT_PROFILES_FILE', 'RMW_FASTRTPS_USE_QOS_FROM_XML',
-                 dds_profile.SWITCH, 'FASTRTPS_DEFAULT_PROFILES_FILE',
-                 'RMW_FASTRTPS_PUBLICATION_MODE', 'RMW_IMPLEMENTATION'):
-        monkeypatch.delenv(name, raising=False)
+    # a copy: what main() sets must not reach this process's later ROS contexts
+    fast_dds = {'FASTDDS_DEFAULT_PROFILES_FILE', 'RMW_FASTRTPS_USE_QOS_FROM_XML',
+                dds_profile.SWITCH, 'RMW_IMPLEMENTATION', *dds_profile.USER_SETTINGS}
+    monkeypatch.setattr(os, 'environ', {name: value for name, value in os.environ.items()
+                                        if name not in fast_dds})
     seen = {}
 
     def serve(*args, **kwargs):
@@ -70,6 +71,7 @@ def test_the_programs_use_the_profile_before_ros_starts(monkeypatch, module):
     monkeypatch.setattr(program, 'defer_for_programs', lambda: None)
     assert program.main(['prog']) == 0
     assert seen['file'] == dds_profile.PROFILE
+    assert os.environ['RMW_FASTRTPS_USE_QOS_FROM_XML'] == '1'
 
 
 def _retained(variant: str) -> float:
