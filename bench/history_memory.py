@@ -14,6 +14,7 @@ held. bench_startup prints both; test/ros/test_dds_profile.py checks them.
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 
 DEPTH = 100
@@ -61,6 +62,16 @@ def retained(profile: bool) -> float:
         return kept
     finally:
         rclpy.shutdown()
+
+
+def clean_environment() -> dict[str, str]:
+    """Return this process's environment without any Fast DDS setting or our switch.
+
+    Both variants then measure what they name: rmw_fastrtps' own policy, or our profile.
+    """
+    from bt_executive.ros.dds_profile import SWITCH, USER_SETTINGS
+    return {name: value for name, value in os.environ.items()
+            if name not in (SWITCH, *USER_SETTINGS)}
 
 
 def main(argv: list[str]) -> int:
