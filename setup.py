@@ -13,8 +13,7 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'bench']),
-    package_data={package_name: ['py.typed', 'viewers/web/*', 'schema/*.json',
-                                 'ros/fastdds_profile.xml']},
+    package_data={package_name: ['py.typed', 'viewers/web/*', 'schema/*.json']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
