@@ -13,7 +13,8 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*', 'bench']),
-    package_data={package_name: ['py.typed', 'viewers/web/*', 'schema/*.json']},
+    package_data={package_name: ['py.typed', 'viewers/web/*', 'schema/*.json',
+                                 'ros/fastdds_profile.xml']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),

@@ -16,6 +16,9 @@ Memory: resident set size (``VmRSS``) of the patrol executive after its first ti
 against a process holding one bare rclpy node; issue 18's goal is at most 70 MiB. RSS
 counts every page the process maps, shared libraries too; the detail row shows USS (its
 private pages: what stopping it frees) and PSS (shared pages divided among their users).
+The last row is what a deep writer history keeps of large messages it no longer holds,
+with the executive's Fast DDS profile against rmw_fastrtps' own policy
+(bench/history_memory.py; the cause of the long-run creep in RELIABILITY.md).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 
 from common import (BenchNode, patrol_commands, private_memory_mb,  # noqa: E402, I100
                     Processes, progress, ratio, ros_environment, rss_mb)
@@ -115,6 +119,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
                                          for _ in range(runs))
         bare, bare_uss, bare_pss = bare_node_memory()
         bare_deferred = bare_node_memory(BARE_NODE_DEFERRED)[0]
+        kept, kept_plain = history_memory('profile'), history_memory('plain')
         progress('start-up: the patrol with its sim, memory while driving')
         patrolling = patrol_memory(bench, QUICK_PATROL_SECONDS if quick else PATROL_SECONDS)
     finally:
@@ -149,7 +154,20 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
          'and while patrolling',
          f'{min(rss):.0f}-{max(rss):.0f} / {patrolling:.0f} MiB', f'goal {GOAL_RSS:.0f} MiB',
          'met' if max(statistics.median(rss), patrolling) <= GOAL_RSS else 'not met'),
+        ('memory a depth-100 history keeps after 100 messages of 200 kB, then 100 small '
+         "(bench/history_memory.py), with bt_executive's Fast DDS profile",
+         f'{kept:.1f} MiB', f'rmw_fastrtps default {kept_plain:.1f} MiB',
+         ratio(kept, kept_plain)),
     ]
+
+
+def history_memory(variant: str) -> float:
+    """Run bench/history_memory.py (``plain`` or ``profile``); return the MiB it kept."""
+    from history_memory import clean_environment
+    output = subprocess.run([sys.executable, os.path.join(HERE, 'history_memory.py'),
+                             variant], check=True, capture_output=True, text=True,
+                            timeout=120, env=clean_environment()).stdout
+    return float(output.strip().splitlines()[-1])
 
 
 def patrol_memory(bench: BenchNode, seconds: float) -> float:

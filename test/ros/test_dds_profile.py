@@ -1,0 +1,95 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""The executive's Fast DDS profile: writer histories keep no buffer they no longer need."""
+
+import os
+import subprocess
+import sys
+
+from bt_executive.ros import dds_profile
+import pytest
+
+#: Prints the MiB a depth-100 history keeps after 100 large then 100 small messages.
+PROBE = os.path.join(os.path.dirname(__file__), '..', '..', 'bench', 'history_memory.py')
+
+
+@pytest.mark.parametrize('environ, cwd_file, reason', [
+    ({}, None, None),
+    ({'RMW_IMPLEMENTATION': 'rmw_fastrtps_cpp'}, None, None),
+    ({'BT_EXECUTIVE_DDS_PROFILE': 'off'}, None, 'BT_EXECUTIVE_DDS_PROFILE=off'),
+    ({'BT_EXECUTIVE_DDS_PROFILE': '0'}, None, 'BT_EXECUTIVE_DDS_PROFILE=0'),
+    ({'RMW_IMPLEMENTATION': 'rmw_cyclonedds_cpp'}, None,
+     'RMW_IMPLEMENTATION=rmw_cyclonedds_cpp'),
+    ({'FASTDDS_DEFAULT_PROFILES_FILE': '/robot/dds.xml'}, None,
+     'FASTDDS_DEFAULT_PROFILES_FILE is set'),
+    ({'FASTRTPS_DEFAULT_PROFILES_FILE': '/robot/dds.xml'}, None,
+     'FASTRTPS_DEFAULT_PROFILES_FILE is set'),
+    ({'RMW_FASTRTPS_USE_QOS_FROM_XML': '0'}, None, 'RMW_FASTRTPS_USE_QOS_FROM_XML is set'),
+    ({'RMW_FASTRTPS_PUBLICATION_MODE': 'ASYNCHRONOUS'}, None,
+     'RMW_FASTRTPS_PUBLICATION_MODE is set'),
+    ({}, 'DEFAULT_FASTDDS_PROFILES.xml', 'DEFAULT_FASTDDS_PROFILES.xml in'),
+])
+def test_a_fast_dds_configuration_of_the_users_own_is_left_alone(tmp_path, environ,
+                                                                 cwd_file, reason):
+    if cwd_file:
+        (tmp_path / cwd_file).write_text('<dds/>')
+    environ = dict(environ)
+    why = dds_profile.why_not(environ, str(tmp_path))
+    if reason is None:
+        assert why is None
+    else:
+        assert why is not None and why.startswith(reason)
+    before = dict(environ)
+    os.chdir(tmp_path)  # use_dds_profile looks in the working directory
+    try:
+        assert dds_profile.use_dds_profile(environ) is (reason is None)
+    finally:
+        os.chdir(os.path.dirname(__file__))
+    if reason is None:
+        assert environ['FASTDDS_DEFAULT_PROFILES_FILE'] == dds_profile.PROFILE
+        assert environ['RMW_FASTRTPS_USE_QOS_FROM_XML'] == '1'
+    else:
+        assert environ == before
+
+
+@pytest.mark.parametrize('module', ['executive', 'fleet', 'lifecycle'])
+def test_the_programs_use_the_profile_before_ros_starts(monkeypatch, module):
+    import importlib
+    program = importlib.import_module(f'bt_executive.ros.{module}')
+    # a copy: what main() sets must not reach this process's later ROS contexts
+    fast_dds = {'FASTDDS_DEFAULT_PROFILES_FILE', 'RMW_FASTRTPS_USE_QOS_FROM_XML',
+                dds_profile.SWITCH, 'RMW_IMPLEMENTATION', *dds_profile.USER_SETTINGS}
+    monkeypatch.setattr(os, 'environ', {name: value for name, value in os.environ.items()
+                                        if name not in fast_dds})
+    seen = {}
+
+    def serve(*args, **kwargs):
+        seen['file'] = os.environ.get('FASTDDS_DEFAULT_PROFILES_FILE')
+        return 0
+
+    monkeypatch.setattr(program, 'serve', serve)
+    monkeypatch.setattr(program, 'defer_for_programs', lambda: None)
+    assert program.main(['prog']) == 0
+    assert seen['file'] == dds_profile.PROFILE
+    assert os.environ['RMW_FASTRTPS_USE_QOS_FROM_XML'] == '1'
+
+
+def _retained(variant: str) -> float:
+    sys.path.insert(0, os.path.dirname(PROBE))
+    try:
+        from history_memory import clean_environment
+    finally:
+        sys.path.remove(os.path.dirname(PROBE))
+    result = subprocess.run([sys.executable, PROBE, variant], capture_output=True,
+                            text=True, timeout=120, env=clean_environment())
+    assert result.returncode == 0, result.stderr
+    assert 'XMLPARSER' not in result.stderr and 'Error' not in result.stderr, result.stderr
+    return float(result.stdout.split()[-1])
+
+
+def test_with_the_profile_a_history_frees_the_buffers_of_messages_it_dropped():
+    # rmw_fastrtps' own policy keeps 100 buffers of 200 kB for 100 messages of 10 bytes
+    kept = _retained('plain')
+    freed = _retained('profile')
+    assert kept > 15.0, f'rmw_fastrtps default kept only {kept} MiB (expected ~19)'
+    assert freed < 5.0, f'with the profile {freed} MiB stayed (rmw default: {kept} MiB)'
