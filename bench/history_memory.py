@@ -17,17 +17,12 @@ import ctypes
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import rss_mb  # noqa: E402, I100
+
 DEPTH = 100
 LARGE = 200_000
-
-
-def rss_mib() -> float:
-    """Return this process's resident set size in MiB."""
-    with open('/proc/self/status') as status:
-        for line in status:
-            if line.startswith('VmRSS'):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError('no VmRSS in /proc/self/status')
 
 
 def retained(profile: bool) -> float:
@@ -48,7 +43,7 @@ def retained(profile: bool) -> float:
                          reliability=ReliabilityPolicy.RELIABLE)
         publisher = node.create_publisher(String, 'history_memory', qos)
         message = String()
-        start = rss_mib()
+        start = rss_mb(os.getpid())
         for index in range(DEPTH):
             message.data = chr(97 + index % 26) * LARGE
             publisher.publish(message)
@@ -57,7 +52,7 @@ def retained(profile: bool) -> float:
             publisher.publish(message)
         del message
         ctypes.CDLL('libc.so.6').malloc_trim(0)
-        kept = rss_mib() - start
+        kept = rss_mb(os.getpid()) - start
         node.destroy_node()
         return kept
     finally:
