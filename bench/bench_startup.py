@@ -163,10 +163,9 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
 
 def history_memory(variant: str) -> float:
     """Run bench/history_memory.py (``plain`` or ``profile``); return the MiB it kept."""
-    from history_memory import clean_environment
     output = subprocess.run([sys.executable, os.path.join(HERE, 'history_memory.py'),
                              variant], check=True, capture_output=True, text=True,
-                            timeout=120, env=clean_environment()).stdout
+                            timeout=120).stdout
     return float(output.strip().splitlines()[-1])
 
 

@@ -26,12 +26,18 @@ LARGE = 200_000
 
 
 def retained(profile: bool) -> float:
-    """Publish large then small messages; return the MiB of RSS kept over the start."""
+    """Publish large then small messages; return the MiB of RSS kept over the start.
+
+    Any Fast DDS setting of the environment (and our switch) is dropped first, so each
+    variant measures what it names: rmw_fastrtps' own policy, or our profile.
+    """
+    from bt_executive.ros.dds_profile import SWITCH, use_dds_profile, USER_SETTINGS
+    for name in (SWITCH, *USER_SETTINGS):
+        os.environ.pop(name, None)
     if profile:
-        from bt_executive.ros.dds_profile import use_dds_profile
         if not use_dds_profile():
-            raise RuntimeError('the profile was not applied: a Fast DDS setting of the '
-                               'environment or BT_EXECUTIVE_DDS_PROFILE=off')
+            raise RuntimeError('the profile was not applied (another RMW, or a '
+                               'DEFAULT_FASTDDS_PROFILES.xml in the working directory)')
     import rclpy
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import String
@@ -57,16 +63,6 @@ def retained(profile: bool) -> float:
         return kept
     finally:
         rclpy.shutdown()
-
-
-def clean_environment() -> dict[str, str]:
-    """Return this process's environment without any Fast DDS setting or our switch.
-
-    Both variants then measure what they name: rmw_fastrtps' own policy, or our profile.
-    """
-    from bt_executive.ros.dds_profile import SWITCH, USER_SETTINGS
-    return {name: value for name, value in os.environ.items()
-            if name not in (SWITCH, *USER_SETTINGS)}
 
 
 def main(argv: list[str]) -> int:

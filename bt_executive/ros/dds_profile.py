@@ -11,8 +11,9 @@ DYNAMIC policy a sample's buffer is allocated for it and freed with it.
 
 rmw_fastrtps leaves that choice to Fast DDS's XML profiles only when
 ``RMW_FASTRTPS_USE_QOS_FROM_XML=1``; then it also leaves the publish mode and data
-sharing to them. So the executive's programs (``main()`` of executive, fleet_executive
-and lifecycle_executive, before ``rclpy.init``) point Fast DDS at fastdds_profile.xml,
+sharing to them. So the executive's programs (executive, fleet_executive and
+lifecycle_executive: ``serve()`` in ros/serve.py, right before ``rclpy.init``) point Fast
+DDS at fastdds_profile.xml,
 which restates rmw_fastrtps' own choices (synchronous publishing, no data sharing,
 readers PREALLOCATED_WITH_REALLOC) and changes only the writers' memory policy. QoS set
 from ROS (reliability, durability, depth...) applies as before.

@@ -19,7 +19,6 @@ from bt_executive.nodes.plugins import installed_registry
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder
 from bt_executive.ros import interfaces, leaves
-from bt_executive.ros.dds_profile import use_dds_profile
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.memory import defer_for_programs
@@ -626,7 +625,6 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
     if done is not None:
         return done
     defer_for_programs()  # messages one by one as used, no code generator (ros/memory.py)
-    use_dds_profile()  # writer histories without their largest messages (ros/dds_profile.py)
     return serve('executive', lambda made: made.append(Executive(registry=registry)), args)
 
 

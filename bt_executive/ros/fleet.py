@@ -28,7 +28,6 @@ from typing import Any, Callable, Optional
 
 from bt_executive.core.registry import Registry
 from bt_executive.ros.blackboards import BlackboardSpace, guard
-from bt_executive.ros.dds_profile import use_dds_profile
 from bt_executive.ros.executive import Executive, ros_registry
 from bt_executive.ros.memory import defer_for_programs
 from bt_executive.ros.parameters import PARAMETERS
@@ -268,7 +267,6 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
             print(f'fleet_executive: {error}', file=sys.stderr)
         return 2
     defer_for_programs()  # messages one by one as used, no code generator (ros/memory.py)
-    use_dds_profile()  # writer histories without their largest messages (ros/dds_profile.py)
     undo = guard()  # outside every executive, the blackboard refuses use
     try:
         return serve('fleet_executive', lambda made: start_fleet(

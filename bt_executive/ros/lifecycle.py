@@ -45,7 +45,6 @@ from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
-from bt_executive.ros.dds_profile import use_dds_profile
 from bt_executive.ros.executive import Executive
 from bt_executive.ros.memory import defer_for_programs
 from bt_executive.ros.parameters import PARAMETERS, TICK_MODES
@@ -422,7 +421,6 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
     if done is not None:
         return done
     defer_for_programs()  # messages one by one as used, no code generator (ros/memory.py)
-    use_dds_profile()  # writer histories without their largest messages (ros/dds_profile.py)
     made: list[LifecycleExecutive] = []
 
     def start(executives: list[Any]) -> None:

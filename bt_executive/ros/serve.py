@@ -18,6 +18,7 @@ import time
 from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import TreeError
+from bt_executive.ros.dds_profile import use_dds_profile
 from bt_executive.ros.spin import (freeze_startup_objects, make_executor, SignalWaker,
                                    StartInterrupted)
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
@@ -54,6 +55,7 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
         stop that hangs is ended by the exit watchdog, also with 1); 2 for a bad
         parameter value.
     """
+    use_dds_profile()  # before ROS starts: writer histories per message (ros/dds_profile.py)
     rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
     received: list[int] = []
     starting = [True]
