@@ -3,11 +3,15 @@
 """Run every benchmark in one process and print one table.
 
 Usage: ``make bench`` (or ``.venv/bin/python bench/run.py [--quick] [--markdown]
-[NAME...]``). Every comparison is measured side by side in this one run; absolute times
-vary between machines. ``--quick`` shortens everything (fewer rounds, reactions, robots
-and shorter windows) for a smoke run whose figures are not meant to be quoted;
-``--markdown`` prints the table as in BENCHMARKS.md. Progress goes to stderr, the table
-to stdout. BENCHMARKS.md says what each metric means and how it is measured.
+[--runs N] [NAME...]``). Every comparison is measured side by side in this one run;
+absolute times vary between machines. ``--quick`` shortens everything (fewer rounds,
+reactions, robots and shorter windows) for a smoke run whose figures are not meant to be
+quoted; ``--markdown`` prints the table as in BENCHMARKS.md, under a line saying when,
+at which commit and on what it ran. ``--runs N`` runs the whole selection N times, one
+run after the other, and prints the last run's table, then every row over the N runs
+side by side (the day's spread) with, for each goal row, in how many runs it was met.
+Progress goes to stderr, the tables to stdout. BENCHMARKS.md says what each metric means
+and how it is measured.
 
 Every ROS process keeps DDS discovery on loopback (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST)
 and runs in ROS_DOMAIN_ID 73 unless the caller set one.
@@ -15,11 +19,15 @@ and runs in ROS_DOMAIN_ID 73 unless the caller set one.
 
 from __future__ import annotations
 
+import datetime
 import importlib
 import inspect
 import os
+import platform
+import subprocess
 import sys
 import time
+from typing import Any, Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -28,9 +36,11 @@ from common import ros_environment  # noqa: E402
 BENCHMARKS = ['bench_build', 'bench_tick', 'bench_snapshot', 'bench_latency', 'bench_idle',
               'bench_startup', 'bench_scale', 'bench_storm', 'bench_delta']
 
-OPTIONS = ('--quick', '--markdown')
+OPTIONS = ('--quick', '--markdown', '--runs')
 
 Row = tuple[str, str, str, str]
+#: what a goal row says in its last cell (or, for the latency lines, in its 'ours' cell)
+VERDICTS = ('met', 'not met')
 
 
 def run_benchmark(name: str, quick: bool) -> list[Row]:
@@ -47,7 +57,12 @@ def format_table(rows: list[Row], markdown: bool = False) -> str:
     Text: aligned columns. Markdown (``markdown``): a pipe table as in BENCHMARKS.md,
     indented metrics (the details of the row above) marked with an em space.
     """
-    rows = [('metric', 'ours', 'reference', 'ratio'), *rows]
+    return _format(rows, ('metric', 'ours', 'reference', 'ratio'), markdown)
+
+
+def _format(rows: list[Any], header: tuple[str, ...], markdown: bool) -> str:
+    """Return rows of ``len(header)`` cells as an aligned or a markdown table."""
+    rows = [header, *rows]
     if markdown:
         lines = []
         for index, row in enumerate(rows):
@@ -56,9 +71,9 @@ def format_table(rows: list[Row], markdown: bool = False) -> str:
                 metric = '&emsp;' + metric
             lines.append('| ' + ' | '.join([metric, *row[1:]]) + ' |')
             if index == 0:
-                lines.append('|---|---|---|---|')
+                lines.append('|' + '---|' * len(header))
         return '\n'.join(lines)
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = []
     for index, row in enumerate(rows):
         lines.append(' | '.join(cell.ljust(width) for cell, width in zip(row, widths)))
@@ -67,27 +82,157 @@ def format_table(rows: list[Row], markdown: bool = False) -> str:
     return '\n'.join(lines)
 
 
+def _keyed(rows: list[Row]) -> list[tuple[tuple[str, int], Row]]:
+    """Key each row by its metric and how many rows of that metric came before it."""
+    seen: dict[str, int] = {}
+    keyed = []
+    for row in rows:
+        seen[row[0]] = seen.get(row[0], -1) + 1
+        keyed.append(((row[0], seen[row[0]]), row))
+    return keyed
+
+
+def _verdict(row: Row) -> str:
+    """Return a goal row's verdict ('met' / 'not met'), or '' for any other row."""
+    for cell in (row[3], row[1]):
+        if cell in VERDICTS:
+            return cell
+    return ''
+
+
+def _cell(row: Row) -> str:
+    """Return one run's figure of a row, for the table of runs side by side."""
+    metric, ours, reference, ratio = row
+    if ours in VERDICTS:  # the verdict is the figure: say what it compared
+        return f'{ours} ({reference})' if reference else ours
+    return f'{ours} ({ratio})' if ours and ratio and ratio != '-' else ours or ratio
+
+
+def format_spread(runs: list[list[Row]], markdown: bool = False) -> str:
+    """Return every row of several runs side by side: metric, run 1..N, goal met in.
+
+    Rows are matched by metric (and, for a metric that repeats, by its place among its
+    repeats); a row that only some runs printed (a scale step they reached) is '-' in
+    the others. The last column counts the runs whose goal row said 'met'.
+    """
+    order: list[tuple[str, int]] = []
+    cells: dict[tuple[str, int], list[str]] = {}
+    verdicts: dict[tuple[str, int], list[str]] = {}
+    for index, rows in enumerate(runs):
+        previous = -1
+        for key, row in _keyed(rows):
+            if key not in cells:
+                order.insert(previous + 1, key)
+                cells[key] = ['-'] * len(runs)
+                verdicts[key] = []
+            previous = order.index(key)
+            cells[key][index] = _cell(row)
+            if _verdict(row):
+                verdicts[key].append(_verdict(row))
+    table: list[Row] = []
+    for key in order:
+        met = verdicts[key]
+        tally = f"{met.count('met')} of {len(runs)}" if met else ''
+        table.append((key[0], *cells[key], tally))  # type: ignore[arg-type]
+    header = ('metric', *[f'run {n}' for n in range(1, len(runs) + 1)], 'goal met in')
+    return _format(table, header, markdown)
+
+
+def _version(distribution: str) -> str:
+    from importlib import metadata
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return 'not installed'
+
+
+def describe_run(started: datetime.datetime, runs: int, load: Optional[float]) -> str:
+    """Return one line saying when, at which commit and on what machine the suite ran.
+
+    ``load`` is the 1-minute load average when the suite started (None: unknown).
+    """
+    here = os.path.dirname(os.path.abspath(__file__))
+
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(['git', *args], cwd=here, capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ''
+    commit = git('rev-parse', '--short', 'HEAD') or 'unknown'
+    if git('status', '--porcelain', '--untracked-files=no'):
+        commit += ' with local changes'
+    model = ''
+    try:
+        with open('/proc/cpuinfo', encoding='utf-8') as stream:
+            model = next((line.split(':', 1)[1].strip() for line in stream
+                          if line.startswith('model name')), '')
+    except OSError:
+        pass
+    ended = datetime.datetime.now(datetime.timezone.utc)
+    return (f'Run on {started:%Y-%m-%d} {started:%H:%M}-{ended:%H:%M} UTC at `{commit}`, '
+            f"{runs} run{'s' if runs > 1 else ''}, load average "
+            f"{'?' if load is None else f'{load:.2f}'} at the start; "
+            f'{os.cpu_count()} CPUs ({model or platform.machine()}), Linux '
+            f'{platform.release()}, Python {platform.python_version()}, rclpy '
+            f"{_version('rclpy')}, Fast DDS {_version('ros-fastdds')}, py_trees "
+            f"{_version('py_trees')}.")
+
+
+def parse_runs(argv: list[str]) -> tuple[Optional[int], list[str]]:
+    """Take ``--runs N`` (or ``--runs=N``) out of ``argv``: (N or None if bad, the rest)."""
+    rest, runs = [], 1
+    arguments = iter(argv)
+    for arg in arguments:
+        if arg == '--runs' or arg.startswith('--runs='):
+            value = arg.partition('=')[2] if '=' in arg else next(arguments, '')
+            if not value.isdigit() or int(value) < 1:
+                return None, rest
+            runs = int(value)
+        else:
+            rest.append(arg)
+    return runs, rest
+
+
 def main(argv: list[str]) -> int:
-    """Run the named benchmarks (default: all) and print the table."""
+    """Run the named benchmarks (default: all), ``--runs`` times, and print the tables."""
+    runs, argv = parse_runs(argv)
     quick = '--quick' in argv
     markdown = '--markdown' in argv
     names = [arg for arg in argv if not arg.startswith('--')] or BENCHMARKS
     unknown = [name for name in names if name not in BENCHMARKS]
     unknown += [arg for arg in argv if arg.startswith('--') and arg not in OPTIONS]
+    if runs is None:
+        print('--runs takes a whole number >= 1, e.g. --runs 3', file=sys.stderr)
+        return 2
     if unknown:
-        print(f"unknown {', '.join(unknown)}; usage: run.py [{'] ['.join(OPTIONS)}] "
-              f"[NAME...], names: {', '.join(BENCHMARKS)}", file=sys.stderr)
+        print(f"unknown {', '.join(unknown)}; usage: run.py [--quick] [--markdown] "
+              f"[--runs N] [NAME...], names: {', '.join(BENCHMARKS)}", file=sys.stderr)
         return 2
     ros_environment()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load = os.getloadavg()[0] if hasattr(os, 'getloadavg') else None
     print(f"bench: ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']}"
-          f"{' (quick)' if quick else ''}", file=sys.stderr, flush=True)
-    rows: list[Row] = []
-    for name in names:
-        print(f'running {name} ...', file=sys.stderr, flush=True)
-        start = time.monotonic()
-        rows.extend(run_benchmark(name, quick))
-        print(f'  {name} took {time.monotonic() - start:.0f} s', file=sys.stderr, flush=True)
-    print(format_table(rows, markdown), flush=True)
+          f"{' (quick)' if quick else ''}{f', {runs} runs' if runs > 1 else ''}",
+          file=sys.stderr, flush=True)
+    results: list[list[Row]] = []
+    for run in range(1, runs + 1):
+        rows: list[Row] = []
+        for name in names:
+            print(f"running {name}{f' (run {run} of {runs})' if runs > 1 else ''} ...",
+                  file=sys.stderr, flush=True)
+            start = time.monotonic()
+            rows.extend(run_benchmark(name, quick))
+            print(f'  {name} took {time.monotonic() - start:.0f} s', file=sys.stderr,
+                  flush=True)
+        results.append(rows)
+    if markdown:
+        print(describe_run(started, runs, load) + '\n', flush=True)
+    print(format_table(results[-1], markdown), flush=True)
+    if runs > 1:
+        print(f'\n{"The same rows over the " if markdown else ""}{runs} runs, side by side '
+              f'(the table above is run {runs}):\n', flush=True)
+        print(format_spread(results, markdown), flush=True)
     return 0
 
 
