@@ -19,9 +19,9 @@ from typing import Iterator
 
 from bt_executive.viewers.fleet import (executive_url, find_executives, FleetDirectory,
                                         FleetServer)
+from devtools import Browser, find_browser, get, TIMEOUT
 from helpers import wait_for
 import pytest
-from test_webview import Browser, find_browser, get, TIMEOUT
 from test_webview_graph import artefacts
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -21,9 +21,10 @@ from typing import Any, Callable
 from bt_executive.observe.delta import make_delta
 from bt_executive.observe.foxglove import (blackboard_message, flatten_numbers, FoxgloveView,
                                            log_messages, nodes_message)
+from devtools import TIMEOUT
 from helpers import free_port, SpawnedProcess, wait_for
 import pytest
-from test_webview import CLI, EXECUTIVE, FIRST_TREE, TIMEOUT, unique, write_tree
+from test_webview import CLI, EXECUTIVE, FIRST_TREE, unique, write_tree
 
 #: The subprotocol of foxglove-sdk 0.30's WebSocket server.
 SUBPROTOCOL = 'foxglove.sdk.v1'

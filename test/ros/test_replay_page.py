@@ -14,11 +14,12 @@ import threading
 from bt_executive.observe.groot2_replay import Groot2Replay
 from bt_executive.observe.replay import Timeline
 from bt_executive.viewers.replay_web import close, serve
+from devtools import PAGE_STATE
 from helpers import wait_for
 import pytest
 from test_groot2 import ask, header
 from test_replay import record
-from test_webview import assert_page_matches, browser, PAGE_STATE  # noqa: F401 - fixture
+from test_webview import assert_page_matches, browser  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.ros
 

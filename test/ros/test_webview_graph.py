@@ -25,9 +25,9 @@ from bt_executive.core.loader import Loader
 from bt_executive.nodes.catalogue import default_registry
 from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import SnapshotBuilder
+from devtools import Browser, find_browser, Page, TIMEOUT
 import py_trees
 import pytest
-from test_webview import Browser, find_browser, Page, TIMEOUT
 
 AREAS = 25
 
