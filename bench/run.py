@@ -27,7 +27,7 @@ import platform
 import subprocess
 import sys
 import time
-from typing import Any, Optional
+from typing import Optional, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -60,7 +60,7 @@ def format_table(rows: list[Row], markdown: bool = False) -> str:
     return _format(rows, ('metric', 'ours', 'reference', 'ratio'), markdown)
 
 
-def _format(rows: list[Any], header: tuple[str, ...], markdown: bool) -> str:
+def _format(rows: Sequence[tuple[str, ...]], header: tuple[str, ...], markdown: bool) -> str:
     """Return rows of ``len(header)`` cells as an aligned or a markdown table."""
     rows = [header, *rows]
     if markdown:
@@ -129,11 +129,11 @@ def format_spread(runs: list[list[Row]], markdown: bool = False) -> str:
             cells[key][index] = _cell(row)
             if _verdict(row):
                 verdicts[key].append(_verdict(row))
-    table: list[Row] = []
+    table: list[tuple[str, ...]] = []
     for key in order:
         met = verdicts[key]
         tally = f"{met.count('met')} of {len(runs)}" if met else ''
-        table.append((key[0], *cells[key], tally))  # type: ignore[arg-type]
+        table.append((key[0], *cells[key], tally))
     header = ('metric', *[f'run {n}' for n in range(1, len(runs) + 1)], 'goal met in')
     return _format(table, header, markdown)
 
@@ -146,11 +146,8 @@ def _version(distribution: str) -> str:
         return 'not installed'
 
 
-def describe_run(started: datetime.datetime, runs: int, load: Optional[float]) -> str:
-    """Return one line saying when, at which commit and on what machine the suite ran.
-
-    ``load`` is the 1-minute load average when the suite started (None: unknown).
-    """
+def head_commit() -> str:
+    """Return the checkout's commit (short), with a note when tracked files differ from it."""
     here = os.path.dirname(os.path.abspath(__file__))
 
     def git(*args: str) -> str:
@@ -162,6 +159,16 @@ def describe_run(started: datetime.datetime, runs: int, load: Optional[float]) -
     commit = git('rev-parse', '--short', 'HEAD') or 'unknown'
     if git('status', '--porcelain', '--untracked-files=no'):
         commit += ' with local changes'
+    return commit
+
+
+def describe_run(started: datetime.datetime, runs: int, load: Optional[float],
+                 commit: str) -> str:
+    """Return one line saying when, at which commit and on what machine the suite ran.
+
+    ``load`` is the 1-minute load average when the suite started (None: unknown);
+    ``commit`` what :func:`head_commit` said then.
+    """
     model = ''
     try:
         with open('/proc/cpuinfo', encoding='utf-8') as stream:
@@ -212,6 +219,7 @@ def main(argv: list[str]) -> int:
     ros_environment()
     started = datetime.datetime.now(datetime.timezone.utc)
     load = os.getloadavg()[0] if hasattr(os, 'getloadavg') else None
+    commit = head_commit()
     print(f"bench: ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']}"
           f"{' (quick)' if quick else ''}{f', {runs} runs' if runs > 1 else ''}",
           file=sys.stderr, flush=True)
@@ -227,7 +235,7 @@ def main(argv: list[str]) -> int:
                   flush=True)
         results.append(rows)
     if markdown:
-        print(describe_run(started, runs, load) + '\n', flush=True)
+        print(describe_run(started, runs, load, commit) + '\n', flush=True)
     print(format_table(results[-1], markdown), flush=True)
     if runs > 1:
         print(f'\n{"The same rows over the " if markdown else ""}{runs} runs, side by side '
