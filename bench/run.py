@@ -102,7 +102,7 @@ def _verdict(row: Row) -> str:
 
 def _cell(row: Row) -> str:
     """Return one run's figure of a row, for the table of runs side by side."""
-    metric, ours, reference, ratio = row
+    _, ours, reference, ratio = row
     if ours in VERDICTS:  # the verdict is the figure: say what it compared
         return f'{ours} ({reference})' if reference else ours
     return f'{ours} ({ratio})' if ours and ratio and ratio != '-' else ours or ratio
@@ -127,8 +127,9 @@ def format_spread(runs: list[list[Row]], markdown: bool = False) -> str:
                 verdicts[key] = []
             previous = order.index(key)
             cells[key][index] = _cell(row)
-            if _verdict(row):
-                verdicts[key].append(_verdict(row))
+            verdict = _verdict(row)
+            if verdict:
+                verdicts[key].append(verdict)
     table: list[tuple[str, ...]] = []
     for key in order:
         met = verdicts[key]
