@@ -25,7 +25,7 @@ from bt_executive.ros.memory import defer_for_programs
 from bt_executive.ros.parameters import (declare_parameters, PARAMETERS, TICK_MODES,
                                          TICK_PARAMETERS, TREE_PARAMETERS)
 from bt_executive.ros.serve import serve
-from bt_executive.ros.simclock import SimClockCheck
+from bt_executive.ros.simclock import NodeSeconds, SimClockCheck
 from bt_executive.ros.snapshot_topics import SnapshotTopics
 from bt_executive.ros.spin import CallbackFaults, GiveWayAfterSend
 from bt_executive.ros.ticking import EventTicker, PeriodicTicker, process_age, TickTiming
@@ -161,6 +161,7 @@ class Executive(Node):
         """Make the node's parts and load the first tree (__init__ cleans up on errors)."""
         self.registry = registry or ros_registry(logger=self.get_logger())
         self.debug_log = DebugLog(self.get_logger())  # --log-level bt_executive:=debug
+        self._clock_seconds = NodeSeconds(self)  # before the host: the feed stamps with it
         self.host = TreeHost(self, self.registry, clock=self.now_seconds,
                              logger=self.get_logger(), on_install=self._on_install)
         self.callback_faults = CallbackFaults(self.get_logger())
@@ -234,7 +235,7 @@ class Executive(Node):
         """
         now = self._tick_time
         if now is None:
-            now = self.get_clock().now().nanoseconds * 1e-9
+            now = self._clock_seconds()  # time.time() unless use_sim_time (simclock.py)
         return now
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:

@@ -100,4 +100,41 @@ class SimClockCheck:
             self._timer = None
 
 
-__all__ = ['CLOCK_WAIT', 'SimClockCheck']
+class NodeSeconds:
+    """The node clock in seconds, read without rclpy's ``Time`` while it is the system clock.
+
+    A node's clock is ROS time: the system clock (``CLOCK_REALTIME``, as ``time.time()``)
+    unless ``use_sim_time`` makes it the last /clock message. ``get_clock().now()`` builds
+    an rclpy ``Time`` through four calls into rclpy's C++ layer; on the reaction path (the
+    blackboard feed stamps every message before it asks for a tick) that took 14 us at the
+    median and 29 us at p90 in bench_latency, about a fifth of the executive's path from
+    message to cancel. ``time.time()`` reads the same clock in one call. Under
+    ``use_sim_time`` the node clock is asked as before. The setting is followed at
+    runtime, as rclpy's time source follows it: a post-set parameter callback.
+
+    Args:
+        node: the rclpy node whose clock this reads (``use_sim_time`` is declared by rclpy)
+    """
+
+    def __init__(self, node: Any) -> None:
+        self._clock = node.get_clock()
+        self.simulated = bool(node.get_parameter('use_sim_time').value)
+        add_callback = getattr(node, 'add_post_set_parameters_callback', None)
+        if add_callback is None:  # cannot follow the setting: always ask the node clock
+            self.simulated = True
+        else:
+            add_callback(self._on_parameters)
+
+    def _on_parameters(self, parameters: list[Any]) -> None:
+        for parameter in parameters:
+            if parameter.name == 'use_sim_time':
+                self.simulated = bool(parameter.value)
+
+    def __call__(self) -> float:
+        """Return the node clock's time in seconds."""
+        if self.simulated:
+            return self._clock.now().nanoseconds * 1e-9
+        return time.time()
+
+
+__all__ = ['CLOCK_WAIT', 'NodeSeconds', 'SimClockCheck']

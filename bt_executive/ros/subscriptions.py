@@ -329,8 +329,15 @@ class BlackboardFeed:
         """Copy new values to the blackboard and mark data older than max_age as stale."""
         if self._pending:
             pending, self._pending = self._pending, {}
+            # what Blackboard.set does for a plain key, without its name parsing and a
+            # KeyMetaData made per call: this runs first in the tick of every reaction
+            storage = py_trees.blackboard.Blackboard.storage
+            metadata = py_trees.blackboard.Blackboard.metadata
             for key, value in pending.items():
-                py_trees.blackboard.Blackboard.set('/' + key, value)
+                name = '/' + key
+                storage[name] = value
+                if name not in metadata:
+                    metadata[name] = py_trees.blackboard.KeyMetaData()
                 self.stale.pop(key, None)
         if self._max_age:
             now = self._now()

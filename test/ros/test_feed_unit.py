@@ -201,6 +201,12 @@ def test_the_latest_value_stays_pending_until_applied():
     rig.feed.apply()
     assert blackboard() == {'level': 2.0} and rig.feed.lookup('level') == 2.0
     assert rig.feed.pending('level', 'nothing') == 'nothing'
+    # as Blackboard.set leaves it: py_trees' own tools (key listings, clients) see the key
+    assert '/level' in py_trees.blackboard.Blackboard.metadata
+    assert py_trees.blackboard.Blackboard.exists('/level')
+    client = py_trees.blackboard.Client(name='reader')
+    client.register_key('level', access=py_trees.common.Access.READ)
+    assert client.level == 2.0
     with pytest.raises(KeyError):
         rig.feed.lookup('unknown')
 

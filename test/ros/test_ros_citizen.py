@@ -24,7 +24,7 @@ from typing import Any
 import uuid
 
 from bt_executive.ros.debuglog import BURST, RATE
-from bt_executive.ros.simclock import CLOCK_WAIT, SimClockCheck
+from bt_executive.ros.simclock import CLOCK_WAIT, NodeSeconds, SimClockCheck
 from conftest import PEERS
 from executive_host import write_tree
 from helpers import PeerEvents, SpawnedProcess, wait_for
@@ -335,5 +335,35 @@ def test_use_sim_time_turned_on_at_runtime_is_checked_too():
         check.destroy()
     finally:
         executor.shutdown()
+        node.destroy_node()
+        context.try_shutdown()
+
+
+def test_node_seconds_reads_the_system_clock_and_follows_use_sim_time_at_runtime():
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.parameter import Parameter
+    from rclpy.time import Time
+
+    context = Context()  # a /clock of its own: no simulator of another test can feed it
+    rclpy.init(context=context, args=['--ros-args', '-r', f'/clock:=/{unique("c")}/clock'])
+    node = rclpy.create_node(unique('node_seconds'), context=context)
+    try:
+        seconds = NodeSeconds(node)
+        before = node.get_clock().now().nanoseconds * 1e-9
+        read = seconds()
+        after = node.get_clock().now().nanoseconds * 1e-9
+        assert not seconds.simulated and before <= read <= after, (before, read, after)
+        node.set_parameters([Parameter('use_sim_time', value=True)])
+        assert seconds.simulated
+        node.get_clock().set_ros_time_override(Time(seconds=42, nanoseconds=5000))
+        assert seconds() == pytest.approx(42.000005, abs=1e-9)  # /clock's time, not the wall's
+        node.set_parameters([Parameter('use_sim_time', value=False)])
+        assert not seconds.simulated and abs(seconds() - time.time()) < 1.0
+        # started with simulated time on: the node clock from the first read
+        node.set_parameters([Parameter('use_sim_time', value=True)])
+        node.get_clock().set_ros_time_override(Time(seconds=7))
+        assert NodeSeconds(node)() == pytest.approx(7.0)
+    finally:
         node.destroy_node()
         context.try_shutdown()
