@@ -21,14 +21,17 @@ in turns (one reaction each, round-robin), so load changes hit every mode alike.
 reaction waits for the new goal to be accepted, then 30-130 ms (uniformly random) before
 publishing the low battery: the message lands at a random phase of the 10 Hz timer, and
 after the event-mode tree has gone back to sleep. A fourth reactor, bench/latency_floor.py,
-does the same in plain rclpy without a tree: the floor no executive can go below.
+does the same in plain rclpy without a tree: the floor no executive can go below. A fifth,
+the same program again, is the control: the goal's test applied to the floor against
+itself shows how often the test fails with no executive in it at all (a p99.9 of 1000
+samples is the second-worst sample, one DDS delivery or one preemption).
 
 The tail goal (issue 18): p99 and p99.9 of each event mode within 1 ms of the floor's,
 quiet and beside a CPU-bound neighbour. So the event modes and the floor make
 ``REACTIONS`` reactions in each setting, the settings alternating in blocks of ``BLOCK``
 rounds (the neighbour, ``NEIGHBOURS`` busy-loop processes, is paused with SIGSTOP outside
 its blocks); the periodic mode, the reference of the ratios only, makes
-``PERIODIC_REACTIONS``, quiet. About 10 minutes in all. ``BT_BENCH_LATENCY_TRACE=FILE``
+``PERIODIC_REACTIONS``, quiet. About 13 minutes in all. ``BT_BENCH_LATENCY_TRACE=FILE``
 writes every reaction's times (``time.monotonic()``, one clock for every process) to FILE.
 """
 
@@ -79,6 +82,9 @@ MODES = {
 
 #: The floor: the same reaction in plain rclpy, no tree (bench/latency_floor.py).
 FLOOR = 'floor: plain rclpy reflex, no tree'
+#: The control: the floor's program again; the goal's test, floor against floor.
+CONTROL = 'control: a second floor, the same program'
+FLOORS = (FLOOR, CONTROL)
 PERIODIC = 'periodic 10 Hz'
 EVENT_MODES = [label for label in MODES if label != PERIODIC]
 
@@ -218,7 +224,7 @@ def run(quick: bool = False, reactions: int = 0,
     # the servers never block: the lean single-threaded EventsExecutor serves them all
     bench = BenchNode('bench_latency', events=True)
     directory = tempfile.mkdtemp(prefix='bt_bench_latency_')
-    labels = [*MODES, FLOOR]
+    labels = [*MODES, *FLOORS]
     latencies: dict[tuple[str, str], list[float]] = {
         (setting, label): [] for setting in SETTINGS for label in labels}
     trace: list[tuple[str, str, float, float]] = []
@@ -231,7 +237,7 @@ def run(quick: bool = False, reactions: int = 0,
                 server = SlowServer(bench, f'{namespace}/navigate')
                 publisher = bench.node.create_publisher(BatteryState,
                                                         f'{namespace}/battery_state', 10)
-                if label == FLOOR:
+                if label in FLOORS:
                     argv = [sys.executable, os.path.join(HERE, 'latency_floor.py'), namespace]
                 else:
                     tree = os.path.join(directory, f'latency_{index}.yaml')
@@ -269,7 +275,7 @@ def _reactions(bench: BenchNode, processes: Processes, robots: dict[str, Any],
     block = max(1, min(BLOCK, count // 2))
     periodic_count = _periodic_count(count)
     bench.start()
-    progress(f'latency: {len(MODES)} executives and the floor starting')
+    progress(f'latency: {len(MODES)} executives, the floor and its control starting')
     for label, (server, publisher) in robots.items():
         bench.wait_for(lambda: server.accepted and publisher.get_subscription_count(),
                        STARTUP_TIMEOUT, f'the first goal of the {label} reactor',
@@ -315,6 +321,14 @@ def _rows(latencies: dict[tuple[str, str], list[float]], count: int,
         rows.append((f'reaction latency p50 / p99 / p99.9, {name} (n={count} each)', '', '',
                      ''))
         rows.append((f'  {FLOOR}', _ms(floor), '', ''))
+        control = _triple(latencies[setting, CONTROL])
+        rows.append((f'  {CONTROL}', _ms(control), f'floor {_ms(floor)}',
+                     ratio(control[1], floor[1])))
+        for index, title in ((1, 'p99'), (2, 'p99.9')):  # not a goal: 'within' / 'beyond'
+            within = control[index] <= floor[index] + GOAL_MARGIN
+            rows.append((f'    control: {title} <= floor {title} + 1 ms, the floor against '
+                         'itself', 'within' if within else 'beyond',
+                         f'{control[index] * 1e3:.2f} vs {floor[index] * 1e3:.2f} + 1 ms', ''))
         for label in EVENT_MODES:
             ours = _triple(latencies[setting, label])
             rows.append((f'  {label}', _ms(ours), f'floor {_ms(floor)}',

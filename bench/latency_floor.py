@@ -24,7 +24,9 @@ from common import floor_node  # noqa: E402, I100
 
 def main(argv: list[str]) -> int:
     """Run the reflex until SIGINT or SIGTERM."""
-    with floor_node('latency_floor') as (node, executor, received):
+    # a name per reactor: bench_latency runs two (the floor and its control)
+    name = 'latency_floor_' + argv[0].rstrip('/').rsplit('_', 1)[-1]
+    with floor_node(name) as (node, executor, received):
         reflex(node, executor, received, argv[0])
     return 0
 

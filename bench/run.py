@@ -41,6 +41,8 @@ OPTIONS = ('--quick', '--markdown', '--runs')
 Row = tuple[str, str, str, str]
 #: what a goal row says in its last cell (or, for the latency lines, in its 'ours' cell)
 VERDICTS = ('met', 'not met')
+#: what a control row says: a goal's test applied to the reference against itself
+CONTROLS = ('within', 'beyond')
 
 
 def run_benchmark(name: str, quick: bool) -> list[Row]:
@@ -93,9 +95,9 @@ def _keyed(rows: list[Row]) -> list[tuple[tuple[str, int], Row]]:
 
 
 def _verdict(row: Row) -> str:
-    """Return a goal row's verdict ('met' / 'not met'), or '' for any other row."""
+    """Return a goal or control row's verdict (VERDICTS, CONTROLS), or '' for any other."""
     for cell in (row[3], row[1]):
-        if cell in VERDICTS:
+        if cell in VERDICTS or cell in CONTROLS:
             return cell
     return ''
 
@@ -103,7 +105,7 @@ def _verdict(row: Row) -> str:
 def _cell(row: Row) -> str:
     """Return one run's figure of a row, for the table of runs side by side."""
     _, ours, reference, ratio = row
-    if ours in VERDICTS:  # the verdict is the figure: say what it compared
+    if ours in VERDICTS or ours in CONTROLS:  # the verdict is the figure: say what it compared
         return f'{ours} ({reference})' if reference else ours
     return f'{ours} ({ratio})' if ours and ratio and ratio != '-' else ours or ratio
 
@@ -113,7 +115,8 @@ def format_spread(runs: list[list[Row]], markdown: bool = False) -> str:
 
     Rows are matched by metric (and, for a metric that repeats, by its place among its
     repeats); a row that only some runs printed (a scale step they reached) is '-' in
-    the others. The last column counts the runs whose goal row said 'met'.
+    the others. The last column counts the runs whose goal row said 'met' (a control
+    row: 'within').
     """
     order: list[tuple[str, int]] = []
     cells: dict[tuple[str, int], list[str]] = {}
@@ -134,6 +137,8 @@ def format_spread(runs: list[list[Row]], markdown: bool = False) -> str:
     for key in order:
         met = verdicts[key]
         tally = f"{met.count('met')} of {len(runs)}" if met else ''
+        if met and met[0] in CONTROLS:
+            tally = f"control: within in {met.count('within')} of {len(runs)}"
         table.append((key[0], *cells[key], tally))
     header = ('metric', *[f'run {n}' for n in range(1, len(runs) + 1)], 'goal met in')
     return _format(table, header, markdown)

@@ -71,6 +71,14 @@ def test_goal_met_in_counts_verdicts_in_either_place():
                            'met (3.0 vs 2.5 + 1 ms)', '2 of 3']
 
 
+def test_a_control_row_is_counted_apart_from_the_goals():
+    runs = [[('  control: p99.9 <= floor p99.9 + 1 ms', verdict, f'{figure} vs 2.0 + 1 ms', '')]
+            for verdict, figure in (('within', '2.9'), ('beyond', '3.4'), ('within', '2.2'))]
+    rows = rows_of(run.format_spread(runs))
+    assert rows[0][1:] == ['within (2.9 vs 2.0 + 1 ms)', 'beyond (3.4 vs 2.0 + 1 ms)',
+                           'within (2.2 vs 2.0 + 1 ms)', 'control: within in 2 of 3']
+
+
 def test_markdown_marks_indented_rows_and_has_a_column_per_run():
     table = run.format_spread([[('a', '1', '', '')], [('a', '2', '', '')],
                                [('a', '3', '', '')]], markdown=True).split('\n')
