@@ -127,6 +127,8 @@ def best_of(function: Callable[[], object], *, repeat: int = 7, number: int = 1)
 
 #: ROS_DOMAIN_ID used when the caller set none (bench/run.py and every module).
 DEFAULT_DOMAIN_ID = '73'
+#: Seconds after which BenchNode.set_parameters sends its request again.
+RESEND_PERIOD = 2.0
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIG = os.path.join(REPO, 'config')
@@ -483,13 +485,23 @@ class BenchNode:
             request = SetParameters.Request(parameters=[
                 Parameter(name, value=value).to_parameter_msg()
                 for name, value in values.items()])
-            future = client.call_async(request)
+            # wait_for_service sees the request side only: with dozens of processes the
+            # server may not yet know this new client's response reader, and rmw_fastrtps
+            # then drops the response ('failed to send response (timeout)'); the request
+            # is sent again (setting the same values twice is harmless)
+            futures = [client.call_async(request)]
             deadline = time.monotonic() + timeout
-            while not future.done():
+            resend = time.monotonic() + RESEND_PERIOD
+            while not any(future.done() for future in futures):
                 if time.monotonic() > deadline:
-                    raise TimeoutError(f'{node}/set_parameters did not answer in {timeout} s')
+                    raise TimeoutError(f'{node}/set_parameters did not answer in {timeout} s '
+                                       f'({len(futures)} requests sent)')
+                if time.monotonic() > resend:
+                    futures.append(client.call_async(request))
+                    resend = time.monotonic() + RESEND_PERIOD
                 time.sleep(0.01)
-            failed = [r.reason for r in future.result().results if not r.successful]
+            answer = next(future for future in futures if future.done())
+            failed = [r.reason for r in answer.result().results if not r.successful]
             if failed:
                 raise RuntimeError(f'{node} rejected {values}: {failed}')
         finally:
