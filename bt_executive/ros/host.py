@@ -271,11 +271,9 @@ class TreeHost:
         status = record.root_status
         self.last_failure = backoff.leaf_failure(record, self.logger.warning) \
             or self.last_failure
-        # again while the root stays FAILURE when a status or feedback changed: the
-        # cause may have (a stale key became a value that fails the condition)
         if status is Status.FAILURE and (status is not self.last_status
                                          or record.terminated is not None
-                                         or not self.last_failure or record.changes):
+                                         or not self.last_failure):
             self.last_failure = failure_reason(tree.root, ident=tree.built.nodes.path)
         self.last_status = status
         request = record.terminated

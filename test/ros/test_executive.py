@@ -16,7 +16,6 @@ import uuid
 
 from executive_host import Host, write_tree
 from helpers import collect_json, PeerEvents, SpawnedProcess
-import py_trees
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -83,20 +82,6 @@ def test_status_reports_the_last_failure(host, tmp_path):
     ex = host(tree, tick_rate=100.0)
     ex.spin_until(lambda: ex.executive.last_failure, 'a failure reason')
     assert ex.executive.last_failure == 'Main/checks/too small: x > 1 is false'
-
-
-def test_the_failure_reason_follows_a_new_cause_while_the_root_stays_failed(host, tmp_path):
-    tree = write_tree(tmp_path, 't.yaml', """
-        trees:
-          Main:
-            Condition too small: x > 1
-        """)
-    ex = host(tree, tick_rate=100.0)
-    ex.spin_until(lambda: "no blackboard key 'x'" in (ex.executive.last_failure or ''),
-                  'the reason of the missing key')
-    py_trees.blackboard.Blackboard.set('/x', 0)  # still FAILURE, for another reason
-    ex.spin_until(lambda: ex.executive.last_failure == 'Main/too small: x > 1 is false',
-                  f'the new reason (last: {ex.executive.last_failure!r})')
 
 
 def test_invalid_swap_is_rejected_and_old_tree_keeps_ticking(host, tmp_path):
