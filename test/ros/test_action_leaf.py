@@ -157,6 +157,36 @@ def test_preemption_before_the_goal_response_cancels_once_accepted(
 
 
 @pytest.mark.ros
+def test_preemption_after_a_lost_goal_response_cancels_by_goal_id_at_once(
+        fibonacci: StartPeer, env: RosEnv) -> None:
+    # The server accepts the goal and answers, but the answer never reaches the leaf:
+    # what Fast DDS does to a response for a client it has not matched yet ("failed to
+    # send response (timeout)"). No real part loses a response on demand, so the client
+    # forgets the request's sequence number and ignores the answer (rclpy: "Ignoring
+    # unexpected goal response"), with the request's future left pending.
+    server, events = fibonacci('delay_accept', '--accept-delay', '0.5',
+                               '--period', SLOW_PERIOD)
+    runner = env.run(PREEMPTABLE.format(server=server, order=40))
+    leaf = runner.leaf('fib')
+    runner.tick_until(lambda: leaf.feedback_message.startswith('goal sent'),
+                      DISCOVERY_TIMEOUT, 'the goal to be sent')
+    leaf.client._goal_sequence_number_to_goal_id.clear()  # the answer will be lost
+    accepted = runner.await_event(events, 'goal_accepted', timeout=ANSWER_TIMEOUT)
+    set_blackboard('preempt', True)
+    assert runner.tick() == Status.SUCCESS
+    assert leaf.status == Status.INVALID
+    # cancelled at once by its id, not after the answer that will never come
+    runner.await_event(events, 'cancel_requested', goal_id=accepted['goal_id'],
+                       timeout=ANSWER_TIMEOUT)
+    finished = runner.await_event(events, 'finished', goal_id=accepted['goal_id'],
+                                  timeout=ANSWER_TIMEOUT)
+    assert finished['status'] == 'canceled'
+    # the acknowledged cancel ends the wait a stop would make for the answer
+    runner.spin_until(lambda: not runner.outstanding(), ANSWER_TIMEOUT,
+                      'the cancel response to release the lost goal response')
+
+
+@pytest.mark.ros
 def test_a_goal_nobody_answers_fails_after_answer_timeout_and_is_cancelled(
         fibonacci: StartPeer, env: RosEnv) -> None:
     # The server answers only after 3 s: to the client, a lost goal response.

@@ -130,7 +130,9 @@ def ros_leaf_types() -> list[NodeType]:
                  'FAILURE when the server is absent, does not answer the goal, rejects, '
                  'aborts or times out, or goes '
                  'away (leaves the ROS graph) while the goal runs; the goal is cancelled when '
-                 'the node is halted.'),
+                 "the node is halted (halted before the server's answer arrived, it is "
+                 'cancelled by its id at once, since the answer may be lost, and again once '
+                 'answered unless that cancel was acknowledged).'),
             params=(
                 P('type', T.INTERFACE, 'action type, e.g. nav2_msgs/action/NavigateToPose'),
                 P('server', T.STRING, 'action name, e.g. /navigate_to_pose'),

@@ -39,8 +39,11 @@ class ActionLeaf(RosLeaf):
     then cancelled), or the server that got the goal left the ROS graph for ``lost_timeout`` (see
     :class:`ServerWatch`; no cancel is sent: nobody would answer it).
 
-    When the leaf is halted (terminate with INVALID) the active goal is cancelled; a goal
-    whose response has not arrived yet is cancelled as soon as it is accepted. Each run
+    When the leaf is halted (terminate with INVALID) the active goal is cancelled. A goal
+    whose response has not arrived yet is cancelled by its id at once (the server may have
+    accepted it and lost the answer: Fast DDS drops a response to a client it has not
+    matched yet) and again as soon as it is accepted, unless the first cancel was
+    acknowledged. Each run
     has a generation number: callbacks of earlier runs never touch the current run.
 
     ROS Action Clients:
@@ -70,7 +73,10 @@ class ActionLeaf(RosLeaf):
         self._cancels: list[Future] = []
         # goal futures to cancel once answered, each with a future of ours that completes
         # when that has been done (the goal future itself completes before its callback)
+        # or the cancel sent by the goal's id was acknowledged
         self._doomed: list[tuple[Future, Future]] = []
+        # ids (bytes) of doomed goals whose cancel by id the server acknowledged
+        self._cancelled_ids: set[bytes] = set()
         self._reset()
 
     def _reset(self) -> None:
@@ -101,6 +107,7 @@ class ActionLeaf(RosLeaf):
         self._watch = None
         self._cancels.clear()
         self._doomed.clear()
+        self._cancelled_ids.clear()
 
     def release(self) -> None:
         """Cancel the active goal (best effort: the request is sent, not awaited)."""
@@ -111,10 +118,12 @@ class ActionLeaf(RosLeaf):
 
         A goal halted before its response arrived is represented by a future that
         completes once the response has been handled (and the cancel sent if the goal
-        was accepted); so keep asking until the list is empty.
+        was accepted) or its cancel by id was acknowledged; so keep asking until the
+        list is empty.
         """
         self._cancels = [future for future in self._cancels if _pending(future)]
-        return [*self._cancels, *(handled for _goal, handled in self._doomed)]
+        return [*self._cancels,
+                *(handled for _goal, handled in self._doomed if not handled.done())]
 
     def initialise(self) -> None:
         """Start a new run: forget the previous one."""
@@ -223,11 +232,7 @@ class ActionLeaf(RosLeaf):
         self._active = False
         self._watch.stop()
         goal = bytes(self._goal_id.uuid).hex()[:8] if self._goal_id is not None else '?'
-        if self.client is not None and self._goal_id is not None:
-            handle = ClientGoalHandle(self.client, self._goal_id,
-                                      self.action_type.Impl.SendGoalService.Response())
-            handle.cancel_goal_async()  # best effort: nobody may answer this either
-            note_sent()
+        if self._cancel_by_id() is not None:  # best effort: nobody may answer this either
             self.note(f'cancel requested from {self.server_name} for unanswered goal {goal}')
         return self.fail(f"action server '{self.server_name}' did not answer goal {goal} "
                          f'within {_seconds(self.answer_timeout)} s (a cancel was sent in case '
@@ -245,8 +250,25 @@ class ActionLeaf(RosLeaf):
                                                    and self._result_future.done()):
                 self._cancel(self._goal_handle)
         elif self._goal_future is not None:
-            self._doomed.append((self._goal_future, Future()))
-            self.note('halted before the goal response: cancelling the goal once answered')
+            handled = Future()
+            self._doomed.append((self._goal_future, handled))
+            by_id = self._cancel_by_id()
+            if by_id is not None:
+                goal_id = bytes(self._goal_id.uuid)
+                by_id.add_done_callback(
+                    functools.partial(self._on_cancel_by_id, goal_id, handled))
+            self.note('halted before the goal response: cancel requested by goal id, and '
+                      'again once answered unless acknowledged')
+
+    def _cancel_by_id(self) -> Optional[Future]:
+        """Request a cancel of the run's goal by its id, answer or not; its future."""
+        if self.client is None or self._goal_id is None:
+            return None
+        handle = ClientGoalHandle(self.client, self._goal_id,
+                                  self.action_type.Impl.SendGoalService.Response())
+        future = handle.cancel_goal_async()
+        note_sent()
+        return future
 
     def _cancel(self, goal_handle: Any, *, follow: bool = False) -> None:
         """Request a cancel; with ``follow``, also request the result nobody asked for.
@@ -273,8 +295,14 @@ class ActionLeaf(RosLeaf):
         if handled:
             self._doomed = [entry for entry in self._doomed if entry[0] is not future]
             if goal_handle is not None and goal_handle.accepted:
-                self._cancel(goal_handle, follow=True)
-            handled[0][1].set_result(goal_handle)
+                goal_id = bytes(goal_handle.goal_id.uuid)
+                if goal_id in self._cancelled_ids:  # the cancel by id was acknowledged
+                    self._cancelled_ids.discard(goal_id)
+                    goal_handle.get_result_async()  # lets rclpy drop the feedback callback
+                else:
+                    self._cancel(goal_handle, follow=True)
+            if not handled[0][1].done():
+                handled[0][1].set_result(goal_handle)
             return
         if generation != self.generation:
             # Every run that ends before its goal response dooms the goal, so this is an
@@ -335,6 +363,19 @@ class ActionLeaf(RosLeaf):
             if self.node is not None:
                 self.node.get_logger().warning(
                     f"{self.name}: cannot store feedback in '{self.feedback_key}': {error}")
+
+    def _on_cancel_by_id(self, goal_id: bytes, handled: Future, future: Future) -> None:
+        """Release a doomed goal whose cancel by id the server acknowledged."""
+        if self.node is None or future.exception() is not None:
+            return
+        response = future.result()
+        if response.return_code == CancelGoal.Response.ERROR_NONE and any(
+                bytes(info.goal_id.uuid) == goal_id for info in response.goals_canceling):
+            if any(entry[1] is handled for entry in self._doomed):  # not answered yet
+                self._cancelled_ids.add(goal_id)
+            if not handled.done():
+                handled.set_result(None)  # a lost answer no longer holds up the stop
+        # anything else (the goal unknown yet: the cancel overtook it) waits for the answer
 
     def _on_cancel_response(self, future: Future) -> None:
         if self.node is None or future.exception() is not None:
