@@ -33,34 +33,48 @@ def main(argv: list[str]) -> int:
 
 def reflex(node: Any, executor: Any, received: list[int], namespace: str) -> None:
     """Keep a goal active while the battery is high; cancel it when it drops."""
+    import uuid
+
     import rclpy
     from rclpy.action import ActionClient
+    from rclpy.action.client import ClientGoalHandle
     from sensor_msgs.msg import BatteryState
     from test_msgs.action import Fibonacci
+    from unique_identifier_msgs.msg import UUID
 
     client = ActionClient(node, Fibonacci, f'{namespace}/navigate')
-    state: dict[str, Any] = {'handle': None, 'sending': False, 'low': False}
+    # 'sending': the id of the goal sent and not answered yet
+    state: dict[str, Any] = {'handle': None, 'sending': None, 'low': False}
 
-    def on_goal_response(future: Any) -> None:
-        state['sending'] = False
+    def on_goal_response(goal_id: Any, future: Any) -> None:
         handle = future.result()
+        current = state['sending'] is goal_id
+        if current:
+            state['sending'] = None
         if not handle.accepted:
             return
-        if state['low']:
+        if state['low'] or not current:  # cancelled by id already, or a goal since
             handle.cancel_goal_async()
         else:
             state['handle'] = handle
 
     def send() -> None:
-        state['sending'] = True
-        client.send_goal_async(Fibonacci.Goal(order=10)).add_done_callback(on_goal_response)
+        goal_id = state['sending'] = UUID(uuid=list(uuid.uuid4().bytes))
+        client.send_goal_async(Fibonacci.Goal(order=10), goal_uuid=goal_id).add_done_callback(
+            lambda future: on_goal_response(goal_id, future))
 
     def on_battery(message: BatteryState) -> None:
         state['low'] = message.percentage < 0.2
         if state['low'] and state['handle'] is not None:
             state['handle'].cancel_goal_async()
             state['handle'] = None
-        elif not state['low'] and state['handle'] is None and not state['sending']:
+        elif state['low'] and state['sending'] is not None:
+            # not answered yet, and the answer may be lost (Fast DDS drops a response to a
+            # client it has not matched yet): cancel by the goal's id, as the executive does
+            ClientGoalHandle(client, state['sending'],
+                             Fibonacci.Impl.SendGoalService.Response()).cancel_goal_async()
+            state['sending'] = None  # an answer that still comes is cancelled again
+        elif not state['low'] and state['handle'] is None and state['sending'] is None:
             send()
 
     node.create_subscription(BatteryState, f'{namespace}/battery_state', on_battery, 10)
