@@ -187,6 +187,31 @@ def test_preemption_after_a_lost_goal_response_cancels_by_goal_id_at_once(
 
 
 @pytest.mark.ros
+def test_a_lost_result_is_asked_for_again_once_the_status_says_the_goal_ended(
+        fibonacci: StartPeer, env: RosEnv) -> None:
+    from test_msgs.action import Fibonacci
+
+    server, events = fibonacci('succeed', '--period', SLOW_PERIOD)
+    runner = env.run(action_tree(server, goal='{order: 4}', result_key='result'))
+    leaf = runner.leaf('fib')
+    runner.tick_until(lambda: leaf.feedback_message.startswith('goal active'),
+                      ANSWER_TIMEOUT, 'the goal to be accepted')
+    # The result request is out; its response will be lost, as a goal's answer can be
+    # (see the test above): the client forgets the request and ignores the response.
+    leaf.client._pending_result_requests.clear()
+    finished = runner.await_event(events, 'finished', timeout=ANSWER_TIMEOUT)
+    assert finished['status'] == 'succeeded'
+    waiting = f'goal succeeded on /{server}, waiting for its result'
+    runner.tick_until(lambda: leaf.feedback_message == waiting, ANSWER_TIMEOUT,
+                      "the status topic's word that the goal ended")
+    assert runner.tick_until_status(Status.SUCCESS, ANSWER_TIMEOUT) == \
+        f'goal succeeded on /{server}'
+    result = blackboard('result')
+    assert isinstance(result, Fibonacci.Result)
+    assert list(result.sequence) == finished['sequence']
+
+
+@pytest.mark.ros
 def test_a_goal_nobody_answers_fails_after_answer_timeout_and_is_cancelled(
         fibonacci: StartPeer, env: RosEnv) -> None:
     # The server answers only after 3 s: to the client, a lost goal response.

@@ -132,7 +132,9 @@ def ros_leaf_types() -> list[NodeType]:
                  'away (leaves the ROS graph) while the goal runs; the goal is cancelled when '
                  "the node is halted (halted before the server's answer arrived, it is "
                  'cancelled by its id at once, since the answer may be lost, and again once '
-                 'answered unless that cancel was acknowledged).'),
+                 'answered unless that cancel was acknowledged). A result that does not come '
+                 "although the server's status says the goal ended (a lost response) is "
+                 'asked for again after 1 s, then backing off up to 30 s.'),
             params=(
                 P('type', T.INTERFACE, 'action type, e.g. nav2_msgs/action/NavigateToPose'),
                 P('server', T.STRING, 'action name, e.g. /navigate_to_pose'),

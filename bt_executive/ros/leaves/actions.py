@@ -25,7 +25,15 @@ _STATUS_NAMES = {
     GoalStatus.STATUS_ACCEPTED: 'accepted',
     GoalStatus.STATUS_EXECUTING: 'executing',
     GoalStatus.STATUS_CANCELING: 'canceling',
+    GoalStatus.STATUS_SUCCEEDED: 'succeeded',
+    GoalStatus.STATUS_CANCELED: 'canceled',
+    GoalStatus.STATUS_ABORTED: 'aborted',
 }
+_ENDED = (GoalStatus.STATUS_SUCCEEDED, GoalStatus.STATUS_CANCELED, GoalStatus.STATUS_ABORTED)
+#: Seconds the result may lag behind the server's status saying the goal ended before it
+#: is asked for again (then twice as long after each ask, up to RESULT_ASK_MAX).
+RESULT_GRACE = 1.0
+RESULT_ASK_MAX = 30.0
 
 
 class ActionLeaf(RosLeaf):
@@ -38,6 +46,10 @@ class ActionLeaf(RosLeaf):
     aborted or canceled by the server, no result arrived within ``timeout`` (the goal is
     then cancelled), or the server that got the goal left the ROS graph for ``lost_timeout`` (see
     :class:`ServerWatch`; no cancel is sent: nobody would answer it).
+
+    A result that does not come although the server's status topic says the goal ended
+    (its response lost, as a goal's answer can be) is asked for again after
+    :data:`RESULT_GRACE`, then after twice as long each time, up to :data:`RESULT_ASK_MAX`.
 
     When the leaf is halted (terminate with INVALID) the active goal is cancelled. A goal
     whose response has not arrived yet is cancelled by its id at once (the server may have
@@ -90,6 +102,9 @@ class ActionLeaf(RosLeaf):
         self._goal_handle: Any = None
         self._result_future: Optional[Future] = None
         self._outcome: Optional[tuple[Status, str, Any]] = None
+        self._ended_at: Optional[float] = None  # when the status said the goal ended
+        self._next_ask: Optional[float] = None  # when to ask for the result again
+        self._asks = 0
 
     def create(self, node: Any) -> None:
         """Create the action client."""
@@ -169,7 +184,26 @@ class ActionLeaf(RosLeaf):
             return self._lost()
         if self._goal_handle is None:
             return self.running(f'goal sent to {self.server_name}')
+        if self._goal_handle.status in _ENDED:
+            return self._result_overdue(now)
         return self.running(f'goal active on {self.server_name}')
+
+    def _result_overdue(self, now: float) -> Status:
+        """Ask again for a result the status says is there (backing off)."""
+        ended = _STATUS_NAMES[self._goal_handle.status]
+        if self._ended_at is None:
+            self._ended_at = now
+            self._next_ask = now + RESULT_GRACE
+        elif self._next_ask is not None and now >= self._next_ask:
+            self._asks += 1
+            future = self._goal_handle.get_result_async()
+            note_sent()
+            future.add_done_callback(functools.partial(self._on_result, self.generation))
+            goal = bytes(self._goal_handle.goal_id.uuid).hex()[:8]
+            self.note(f'result of goal {goal} asked again from {self.server_name} (it '
+                      f'{ended} {_seconds(now - self._ended_at)} s ago; ask {self._asks})')
+            self._next_ask = now + min(RESULT_GRACE * 2 ** self._asks, RESULT_ASK_MAX)
+        return self.running(f'goal {ended} on {self.server_name}, waiting for its result')
 
     def wake_at(self) -> Optional[float]:
         """Return the next server check or the result deadline while the leaf runs."""
@@ -182,7 +216,8 @@ class ActionLeaf(RosLeaf):
         unanswered = self._goal_handle is None and self.answer_timeout > 0
         times = [self._watch.wake_at() if self._watch is not None else None,
                  self._sent_at + self.timeout if self.timeout > 0 else None,
-                 self._sent_at + self.answer_timeout if unanswered else None]
+                 self._sent_at + self.answer_timeout if unanswered else None,
+                 self._next_ask]
         return min((when for when in times if when is not None), default=None)
 
     def _send(self, now: float) -> Status:
