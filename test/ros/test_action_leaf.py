@@ -212,6 +212,24 @@ def test_a_lost_result_is_asked_for_again_once_the_status_says_the_goal_ended(
 
 
 @pytest.mark.ros
+def test_a_lost_cancel_response_is_not_awaited_once_the_status_says_canceled(
+        fibonacci: StartPeer, env: RosEnv) -> None:
+    server, events = fibonacci('slow', '--period', SLOW_PERIOD)
+    runner = env.run(PREEMPTABLE.format(server=server, order=40))
+    leaf = runner.leaf('fib')
+    runner.tick_until(lambda: leaf.feedback_message.startswith('goal active'),
+                      ANSWER_TIMEOUT, 'the goal to be accepted')
+    set_blackboard('preempt', True)
+    assert runner.tick() == Status.SUCCESS
+    # the cancel request is out; its response will be lost (see the tests above)
+    leaf.client._pending_cancel_requests.clear()
+    finished = runner.await_event(events, 'finished', timeout=ANSWER_TIMEOUT)
+    assert finished['status'] == 'canceled'
+    runner.spin_until(lambda: not runner.outstanding(), ANSWER_TIMEOUT,
+                      "the status topic's word that the goal was canceled")
+
+
+@pytest.mark.ros
 def test_a_goal_nobody_answers_fails_after_answer_timeout_and_is_cancelled(
         fibonacci: StartPeer, env: RosEnv) -> None:
     # The server answers only after 3 s: to the client, a lost goal response.

@@ -82,7 +82,8 @@ class ActionLeaf(RosLeaf):
         self.client: Optional[ActionClient] = None
         self._watch: Optional[ServerWatch] = None
         self.generation = 0
-        self._cancels: list[Future] = []
+        # cancel responses awaited, each with its goal's handle
+        self._cancels: list[tuple[Future, Any]] = []
         # goal futures to cancel once answered, each with a future of ours that completes
         # when that has been done (the goal future itself completes before its callback)
         # or the cancel sent by the goal's id was acknowledged
@@ -134,10 +135,12 @@ class ActionLeaf(RosLeaf):
         A goal halted before its response arrived is represented by a future that
         completes once the response has been handled (and the cancel sent if the goal
         was accepted) or its cancel by id was acknowledged; so keep asking until the
-        list is empty.
+        list is empty. A cancel whose goal the server's status says has ended is not
+        awaited (its response may be lost, as a goal's answer can be).
         """
-        self._cancels = [future for future in self._cancels if _pending(future)]
-        return [*self._cancels,
+        self._cancels = [(future, handle) for future, handle in self._cancels
+                         if _pending(future) and handle.status not in _ENDED]
+        return [*(future for future, _handle in self._cancels),
                 *(handled for _goal, handled in self._doomed if not handled.done())]
 
     def initialise(self) -> None:
@@ -316,7 +319,7 @@ class ActionLeaf(RosLeaf):
         future = goal_handle.cancel_goal_async()
         note_sent()
         self.note(f'cancel requested from {self.server_name}')
-        self._cancels.append(future)
+        self._cancels.append((future, goal_handle))
         future.add_done_callback(self._on_cancel_response)
         if follow:
             goal_handle.get_result_async()
