@@ -16,6 +16,7 @@ import math
 import types
 from typing import Any, Optional
 
+from hypothesis import given, settings, strategies as st
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -244,6 +245,26 @@ def test_timing_restart_forgets_the_history_but_not_the_tick_count():
     assert summary['interval_ms'] == {'p50': 0.0, 'p99': 0.0, 'max': 0.0}
     assert 'period_ms' not in summary and 'jitter_ms' not in summary
     assert 'wake_latency_ms' not in summary
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.floats(min_value=-1e3, max_value=1e3, allow_nan=False), max_size=60),
+       size=st.integers(min_value=1, max_value=12))
+def test_a_sorted_window_gives_the_percentiles_of_its_last_values(values, size):
+    from bt_executive.ros.ticking import SortedWindow
+
+    window = SortedWindow(size)
+    for index, value in enumerate(values):
+        window.append(value)
+        kept = sorted(values[max(0, index + 1 - size):index + 1])
+        assert len(window) == len(kept)
+        rank = {fraction: kept[min(len(kept) - 1, math.ceil(fraction * len(kept)) - 1)]
+                for fraction in (0.5, 0.99)}
+        assert window.percentiles() == {'p50': round(rank[0.5] * 1e3, 3),
+                                        'p99': round(rank[0.99] * 1e3, 3),
+                                        'max': round(kept[-1] * 1e3, 3)}
+    window.clear()
+    assert len(window) == 0 and window.percentiles() == {'p50': 0.0, 'p99': 0.0, 'max': 0.0}
 
 
 def test_process_age_is_the_age_of_this_process():
