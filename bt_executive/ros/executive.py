@@ -283,6 +283,13 @@ class Executive(Node):
                                          phase=self.tick_phase)
             self.timing.restart(self.ticker.period)
 
+    def tick_interval(self) -> Optional[float]:
+        """Return the seconds between ticks: the period, or ``1 / max_tick_rate`` (event)."""
+        ticker = self.ticker
+        if isinstance(ticker, EventTicker):
+            return ticker.min_interval
+        return ticker.period if isinstance(ticker, PeriodicTicker) else None
+
     def request_tick(self, source: Any = None) -> None:
         """Ask for a tick soon (leaves and the blackboard feed call this from callbacks).
 
@@ -381,7 +388,7 @@ class Executive(Node):
         """Attach this node's observers to a new tree's runner (before its first tick)."""
         self._revision += 1
         if self.give_way_after_send:  # first: receivers of goals, cancels
-            new.runner.add_observer(GiveWayAfterSend())
+            new.runner.add_observer(GiveWayAfterSend(self.tick_interval))
         self.snapshots = SnapshotBuilder(
             new.runner.tracker, tree_name=new.name, source_file=new.file,
             revision=self._revision, blackboard_keys=self._param('snapshot_keys'),

@@ -11,7 +11,7 @@ import signal
 import threading
 import time
 import traceback
-from typing import Any
+from typing import Any, Callable, Optional
 
 from bt_executive.ros.leaves.common import take_sent
 from bt_executive.ros.memory import trim_heap
@@ -51,8 +51,12 @@ def freeze_startup_objects() -> None:
 
 
 #: Seconds the executive's thread sleeps after a tick that sent something to another
-#: process, before the other tick observers run (:class:`GiveWayAfterSend`).
-SEND_PAUSE = 1e-3
+#: process, before the other tick observers run (:class:`GiveWayAfterSend`), unless a
+#: quarter of the tick interval is shorter (:data:`PAUSE_SHARE`).
+SEND_PAUSE = 2.5e-3
+#: The largest share of the tick interval (``1 / max_tick_rate`` in event mode, the period
+#: in periodic mode) that the pause may take.
+PAUSE_SHARE = 0.25
 
 
 class GiveWayAfterSend:
@@ -68,27 +72,43 @@ class GiveWayAfterSend:
     under the kernel's EEVDF scheduler: it hands the CPU to whatever else is runnable, the
     busy neighbour included, for a whole time slice (about 1 ms here).
 
-    The pause is as long as the receiver's side takes: its DDS thread wakes its executor,
-    which runs the callback, 0.5-0.6 ms at the median and about 1 ms at p99 on this
-    2-core machine (the plain-rclpy floor's cancel -> server callback). A 0.5 ms pause
-    ended before that chain had run in one reaction out of ten, quiet machine or not, and
-    the rest of it then waited behind the observers: the quiet p99 sat 0.7-0.96 ms over
-    the floor's. With 1 ms the return half matched the floor's (p99 1.0-1.1 against
-    0.95-1.03 ms) and the quiet p99 came to 0.2-0.4 ms over it. Pausing only when no CPU
-    was free (by the kernel's count of runnable tasks) was measured too, and was worse on
-    the quiet machine: in the reactions it did not pause, a CPU free by the count, the
-    receiver still waited behind the observers (return half p50 1.2 against 0.6 ms).
+    The pause covers the receiver's side: its DDS thread wakes its executor, which runs
+    the callback, 0.5-0.7 ms at the median and 1.3-1.5 ms at p99 on this 2-core machine
+    (the plain-rclpy floor's cancel -> server callback). A 0.5 ms pause ended before that
+    chain had run in one reaction out of ten, quiet machine or not. At 1 ms, beside a
+    CPU-bound neighbour, the chain had not run by the pause's end in 6-18 reactions per
+    1000, and then it waited for the CPU until the observers were done: 4-5 ms reactions,
+    which made the p99.9. At 2-2.5 ms it was 0-2 per 1000. The sleep costs no CPU, and
+    in event mode it falls inside the rate cap's interval anyway (10 ms at the default
+    ``max_tick_rate``), so the next tick comes no later; the pause never takes more than
+    :data:`PAUSE_SHARE` of the tick interval. Pausing only when no CPU was free (by the
+    kernel's count of runnable tasks) was measured too, and was worse on the quiet
+    machine: in the reactions it did not pause, a CPU free by the count, the receiver
+    still waited behind the observers (return half p50 1.2 against 0.6 ms).
 
     The leaves note their sends (``note_sent`` in ros/leaves/common.py), inside a tick
     or out of it (a halt's cancels); the next record, of a tick or a halt, pays the
     pause once. Ticks that sent nothing (every tick of a tree without ROS leaves) pay
     nothing. What the viewers get is unchanged, and in the same order.
+
+    Args:
+        interval: returns the current tick interval in seconds (None: not known)
     """
 
+    def __init__(self, interval: Optional[Callable[[], Optional[float]]] = None) -> None:
+        self._interval = interval
+
+    def pause(self) -> float:
+        """Return the seconds a tick that sent something sleeps."""
+        interval = self._interval() if self._interval is not None else None
+        if interval is None:
+            return SEND_PAUSE
+        return min(SEND_PAUSE, PAUSE_SHARE * interval)
+
     def on_tick(self, record: Any) -> None:
-        """Sleep :data:`SEND_PAUSE` if a leaf sent something since the last record."""
+        """Sleep :meth:`pause` seconds if a leaf sent something since the last record."""
         if take_sent():
-            _pause(SEND_PAUSE)
+            _pause(self.pause())
 
 
 def _pause(seconds: float) -> None:
@@ -169,5 +189,5 @@ class StartInterrupted(BaseException):
     """A signal arrived while the executive was starting (not an Exception: never caught)."""
 
 
-__all__ = ['CallbackFaults', 'GiveWayAfterSend', 'make_executor', 'SEND_PAUSE',
+__all__ = ['CallbackFaults', 'GiveWayAfterSend', 'make_executor', 'PAUSE_SHARE', 'SEND_PAUSE',
            'SignalWaker', 'StartInterrupted']

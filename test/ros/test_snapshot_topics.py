@@ -321,6 +321,23 @@ def test_a_quiet_tree_sends_heartbeat_deltas_not_full_snapshots(host, tmp_path, 
     assert ex.executive.snapshot_topics.counts['snapshot'] == 1  # the tree's first only
 
 
+@pytest.mark.parametrize('mode, params, expected', [
+    ('event', {'max_tick_rate': 100.0}, 2.5e-3),     # the default rate: all of SEND_PAUSE
+    ('event', {'max_tick_rate': 1000.0}, 0.25e-3),   # never more than a quarter interval
+    ('periodic', {'tick_rate': 10.0}, 2.5e-3),
+    ('periodic', {'tick_rate': 800.0}, 0.3125e-3),
+])
+def test_the_pause_after_a_send_is_at_most_a_quarter_of_the_tick_interval(
+        host, tmp_path, mode, params, expected):
+    from bt_executive.ros import spin
+
+    ex = host(write_tree(tmp_path, 'still.yaml', SELECTOR_TREE), tick_mode=mode, **params)
+    give_way = ex.executive.tree.runner.observers[0]
+    assert isinstance(give_way, spin.GiveWayAfterSend)
+    assert give_way.pause() == pytest.approx(expected)
+    assert spin.GiveWayAfterSend().pause() == spin.SEND_PAUSE  # no interval known
+
+
 def test_a_tick_that_sent_something_gives_way_before_the_observers(host, tmp_path,
                                                                    monkeypatch):
     # the receiver of a goal, cancel, request or message runs first (ros/spin.py)
@@ -350,7 +367,7 @@ def test_a_tick_that_sent_something_gives_way_before_the_observers(host, tmp_pat
     order.clear()
     py_trees.blackboard.Blackboard.set('/send', True)
     ex.executive.tick_once()  # the Publish leaf sends: the pause comes first, once
-    assert order == [spin.SEND_PAUSE, 'snapshot']
+    assert order == [runner.observers[0].pause(), 'snapshot']
     order.clear()
     py_trees.blackboard.Blackboard.set('/send', False)
     ex.executive.tick_once()  # nodes moved back, nothing sent
