@@ -27,6 +27,7 @@ import platform
 import subprocess
 import sys
 import time
+import traceback
 from typing import Optional, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -51,6 +52,16 @@ def run_benchmark(name: str, quick: bool) -> list[Row]:
     if 'quick' in inspect.signature(module.run).parameters:
         return module.run(quick=quick)
     return module.run()
+
+
+def failed_row(name: str, error: BaseException) -> Row:
+    """Return the row that stands for benchmark ``name`` when it raised ``error``.
+
+    The suite goes on with the other benchmarks and runs (an hour of ``--runs 3`` is not
+    lost to one start-up that timed out), and exits with status 1.
+    """
+    message = ' '.join(f'{type(error).__name__}: {error}'.split()).replace('|', '/')
+    return (f'{name}: FAILED', message[:200], '', '')
 
 
 def format_table(rows: list[Row], markdown: bool = False) -> str:
@@ -230,13 +241,22 @@ def main(argv: list[str]) -> int:
           f"{' (quick)' if quick else ''}{f', {runs} runs' if runs > 1 else ''}",
           file=sys.stderr, flush=True)
     results: list[list[Row]] = []
+    failures = 0
     for run in range(1, runs + 1):
         rows: list[Row] = []
         for name in names:
             print(f"running {name}{f' (run {run} of {runs})' if runs > 1 else ''} ...",
                   file=sys.stderr, flush=True)
             start = time.monotonic()
-            rows.extend(run_benchmark(name, quick))
+            try:
+                rows.extend(run_benchmark(name, quick))
+            except Exception as error:  # noqa: B902 - one failure must not lose the others
+                failures += 1
+                traceback.print_exc(file=sys.stderr)
+                rows.append(failed_row(name, error))
+                print(f'  {name} FAILED after {time.monotonic() - start:.0f} s; going on',
+                      file=sys.stderr, flush=True)
+                continue
             print(f'  {name} took {time.monotonic() - start:.0f} s', file=sys.stderr,
                   flush=True)
         results.append(rows)
@@ -247,7 +267,11 @@ def main(argv: list[str]) -> int:
         print(f'\n{"The same rows over the " if markdown else ""}{runs} runs, side by side '
               f'(the table above is run {runs}):\n', flush=True)
         print(format_spread(results, markdown), flush=True)
-    return 0
+    if failures:
+        plural = 's' if failures > 1 else ''
+        print(f'bench: {failures} benchmark run{plural} failed (the FAILED rows; the '
+              'tracebacks are above)', file=sys.stderr, flush=True)
+    return 1 if failures else 0
 
 
 if __name__ == '__main__':

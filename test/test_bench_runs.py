@@ -119,3 +119,26 @@ def test_two_quick_runs_print_the_last_table_then_both_side_by_side():
     assert '| metric | run 1 | run 2 | goal met in |' in out
     side = out.split('| metric | run 1 | run 2 | goal met in |')[1]
     assert '| load+build 1000-node flat tree | ' in side, out
+
+
+def test_a_benchmark_that_fails_is_a_row_and_the_suite_goes_on(tmp_path):
+    # a module that raises stands in for a benchmark whose start-up timed out
+    (tmp_path / 'sitecustomize.py').write_text(
+        'import sys, types\n'
+        "module = types.ModuleType('bench_tick')\n"
+        'def run(quick=False):\n'
+        "    raise TimeoutError('timed out after 60 s waiting for | a reactor')\n"
+        'module.run = run\n'
+        "sys.modules['bench_tick'] = module\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    process = subprocess.run([sys.executable, str(BENCH / 'run.py'), '--quick', '--runs',
+                              '2', 'bench_tick', 'bench_build'],
+                             capture_output=True, text=True, timeout=120, env=env)
+    assert process.returncode == 1, process.stderr
+    assert 'bench_tick FAILED' in process.stderr and 'bench_build (run 2 of 2)' in process.stderr
+    assert '2 benchmark runs failed' in process.stderr
+    side = process.stdout.split('side by side')[1]
+    failed = next(row for row in rows_of(side.strip()) if row[0] == 'bench_tick: FAILED')
+    assert failed[1] == failed[2] == 'TimeoutError: timed out after 60 s waiting for / a reactor'
+    assert any(row[0] == 'load+build 1000-node flat tree' and row[2] != '-'
+               for row in rows_of(side.strip()))
