@@ -403,7 +403,8 @@ class Executive(Node):
         if self._py_trees_ros_stream is not None:
             new.runner.add_observer(self._py_trees_ros_stream)
         self._timed = new.timed()
-        new.feed.watch(new.readers(), self.request_tick_now)
+        new.feed.watch(new.readers(), self.request_tick_now,
+                       wanted=lambda: self.ticker is not None and self.ticker.event_driven)
 
     # ---- ticking ------------------------------------------------------------------
 

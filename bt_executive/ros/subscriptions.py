@@ -248,6 +248,7 @@ class BlackboardFeed:
         self._max_age: dict[str, float] = {}
         self._readers: dict[str, list[Optional[Callable[[Any], Any]]]] = {}
         self._wake: Optional[Callable[[Any], None]] = None
+        self._wanted: Callable[[], bool] = lambda: True
         self._subscriptions = []
         for spec in specs:
             msg_class = interfaces.resolve(spec.type, kind='msg')
@@ -276,21 +277,32 @@ class BlackboardFeed:
                         changed.append(key)
                 pending[key] = value
                 self.received[key] = stamp
-            if changed and self._wake is not None and self._matters(changed):
+            if changed and self._wake is not None and self._wanted() \
+                    and self._matters(changed):
                 self._wake(spec)
         return store
 
     def watch(self, readers: Mapping[str, list[Optional[Callable[[Any], Any]]]],
-              wake: Callable[[Any], None]) -> None:
+              wake: Callable[[Any], None], *,
+              wanted: Callable[[], bool] = lambda: True) -> None:
         """Call ``wake(spec)`` when a message changes what a reader of a key would see.
 
         Args:
             readers: per key, the probes of the behaviours reading it (None: a reader
                 without a probe, for which any new value matters)
             wake: asks for a tick (event-driven ticking)
+            wanted: whether a wake is wanted now; when it returns False the probes are
+                not run at all (periodic ticking ignores wakes; running the probes for
+                every message was 3-4 % of a periodic patrol executive's main thread)
         """
         self._readers = dict(readers)
         self._wake = wake
+        self._wanted = wanted
+
+    @property
+    def waking(self) -> bool:
+        """Whether a message may wake the tree now (watched, and a wake is wanted)."""
+        return self._wake is not None and self._wanted()
 
     def _matters(self, keys: list[str]) -> bool:
         """Tell whether new values of ``keys`` change the outcome of a reader.

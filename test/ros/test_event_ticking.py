@@ -231,10 +231,13 @@ def test_tick_mode_is_switched_at_runtime_and_checked(host, tmp_path):
     ex.spin_until(lambda: ex.executive.tick_count >= 1, 'the first tick')
     ticks = ex.settle()
     assert ex.settle() == ticks <= 2  # asleep
+    feed = ex.executive.tree.feed
+    assert feed.waking  # the feed's probes judge whether a message wakes the tree
     assert ex.set_tree(tick_mode='periodic', tick_rate=50.0).successful
     ex.spin_until(lambda: ex.executive.tick_count >= ticks + 5, 'periodic ticks')
     assert ex.executive.status()['tick_mode'] == 'periodic'
     assert 'jitter_ms' in ex.executive.status()['timing']
+    assert not feed.waking  # periodic ticks come anyway: no probe runs per message
     result = ex.set_tree(tick_mode='sometimes')
     assert not result.successful
     assert "tick_mode must be one of periodic, event, got 'sometimes'" in result.reason

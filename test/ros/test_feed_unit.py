@@ -143,13 +143,14 @@ class Feed:
         self.feed = BlackboardFeed(self.node, specs, lambda: self.now)
         self.wakes = 0
 
-    def watch(self, **readers: list[Optional[Callable[[Any], Any]]]) -> None:
+    def watch(self, wanted: Callable[[], bool] = lambda: True,
+              **readers: list[Optional[Callable[[Any], Any]]]) -> None:
         """Watch ``readers`` (per key: probes, None for a reader without one)."""
         def wake(spec: SubscriptionSpec) -> None:  # the subscription whose message matters
             assert isinstance(spec, SubscriptionSpec)
             self.wakes += 1
 
-        self.feed.watch(readers, wake)
+        self.feed.watch(readers, wake, wanted=wanted)
 
     def receive(self, topic: str, message: Any) -> None:
         """Deliver ``message`` on ``topic`` (as the executor calls the subscription)."""
@@ -307,6 +308,26 @@ def test_a_new_value_wakes_only_when_a_probe_outcome_would_change():
     rig.feed.apply()  # the tick: the tree now sees 0.05
     rig.receive('battery', Float64(data=0.04))  # 'low' stays true
     assert rig.wakes == 2
+
+
+@pytest.mark.ros
+def test_no_probe_runs_while_no_wake_is_wanted():
+    from std_msgs.msg import Float64
+
+    rig = Feed(LEVEL)
+    set_blackboard(level=0.9)
+    probed: list[Any] = []
+    wanted = [False]  # periodic ticking: a wake would be ignored
+
+    def counted(lookup: Callable[[str], Any]) -> bool:
+        probed.append(lookup('level'))
+        return low(lookup)
+    rig.watch(wanted=lambda: wanted[0], level=[counted])
+    rig.receive('battery', Float64(data=0.1))
+    assert rig.wakes == 0 and probed == [] and rig.feed.pending('level') == 0.1
+    wanted[0] = True  # switched to event mode: the next change is judged again
+    rig.receive('battery', Float64(data=0.05))
+    assert rig.wakes == 1 and probed
 
 
 @pytest.mark.ros
