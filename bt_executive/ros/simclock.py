@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Optional
 
+from bt_executive.ros.spin import timer_callback
 from rclpy.clock import Clock, ClockType
 
 #: Seconds of steady time the executive waits for a first /clock before it warns.
@@ -59,7 +60,8 @@ class SimClockCheck:
         self.warned = False
         if self._timer is None:
             self._timer = self._node.create_timer(
-                self._wait, self._check, clock=Clock(clock_type=ClockType.STEADY_TIME))
+                self._wait, timer_callback(self._check),
+                clock=Clock(clock_type=ClockType.STEADY_TIME))
         else:
             self._timer.reset()
 

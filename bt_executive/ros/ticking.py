@@ -53,6 +53,7 @@ import os
 import time
 from typing import Any, Callable, Optional
 
+from bt_executive.ros.spin import timer_callback
 from rclpy.clock import Clock, ClockType
 
 #: Ticks kept for the timing percentiles in ~/status.
@@ -198,7 +199,7 @@ class _OneShot:
         self.due = when
         delay_ns = max(int((when - self._now()) * 1e9), 1000)
         if self._timer is None:
-            self._timer = self._node.create_timer(delay_ns * 1e-9, self._fire,
+            self._timer = self._node.create_timer(delay_ns * 1e-9, timer_callback(self._fire),
                                                   clock=self._clock)
         else:
             self._timer.timer_period_ns = delay_ns
@@ -450,9 +451,9 @@ class PeriodicTicker(IdleTicker):
         self.period = 1.0 / rate
         self._phase = phase
         if phase is None or getattr(node.get_clock(), 'ros_time_is_active', False):
-            self._timer = node.create_timer(self.period, tick)
+            self._timer = node.create_timer(self.period, timer_callback(tick))
         else:
-            self._timer = node.create_timer(self._until_phase(), self._on_phase,
+            self._timer = node.create_timer(self._until_phase(), timer_callback(self._on_phase),
                                             clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     def _until_phase(self) -> float:

@@ -28,7 +28,7 @@ import sys
 from typing import Any, cast, Optional
 
 from action_msgs.msg import GoalInfo, GoalStatus
-from bt_executive.ros.spin import make_executor
+from bt_executive.ros.spin import make_executor, timer_callback
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
 from bt_executive.sim.follow import ClockFollower
 from bt_executive.sim.model import (ABORTED, CANCELED, ModelParams, NavEvent, RobotModel,
@@ -194,7 +194,8 @@ class SimRobot(Node):
         # use_sim_time, fed by our /clock) never drives the steps. Otherwise the node clock
         # paces the steps (so an external /clock also paces them).
         timer_clock = Clock(clock_type=ClockType.STEADY_TIME) if self.publish_clock else None
-        self._timer = self.create_timer(1.0 / rate, self._step, clock=timer_clock)
+        self._timer = self.create_timer(1.0 / rate, timer_callback(self._step),
+                                        clock=timer_clock)
         self.nav2 = serve(self, self.model, parse_mode(values['nav2']),
                           dock_id=str(values['dock_id']), report=self._publish_events,
                           stamp=self._stamp)

@@ -544,3 +544,31 @@ def test_event_ticker_constants(rig):
     ticker = rig.event(max_rate=20.0, heartbeat=2.0)
     assert ticker.event_driven and ticker.min_interval == 0.05 and ticker.heartbeat == 2.0
     assert ticker.last_tick == -math.inf and ticker.requested_at is None
+
+
+def test_timer_callbacks_answer_rclpy_signature_reads_without_computing_them():
+    """Timer callbacks carry their signature: rclpy reads it on every call.
+
+    The same object comes back each time (nothing is unwrapped or computed), also through
+    a fleet executive's blackboard wrapper (functools.wraps), and the call goes through.
+    """
+    import inspect
+
+    from bt_executive.ros.blackboards import BlackboardSpace
+    from bt_executive.ros.spin import timer_callback
+
+    calls = []
+
+    class Ticks:
+        def tick(self) -> None:
+            calls.append('tick')
+
+    callback = timer_callback(Ticks().tick)
+    ready = vars(callback).get('__signature__')
+    assert ready is not None and not ready.parameters
+    assert inspect.signature(callback) is ready
+    wrapped = BlackboardSpace('robot1').entered(callback)
+    assert inspect.signature(wrapped) is ready
+    wrapped()
+    assert calls == ['tick']
+    assert callback.__qualname__.endswith('Ticks.tick')
