@@ -61,8 +61,8 @@ BARE_NODE = """\
 import rclpy, time
 rclpy.init()
 node = rclpy.create_node('bench_bare_node')
-print('READY', flush=True)
-try:
+try:  # READY inside: the SIGINT may come before the print returns
+    print('READY', flush=True)
     for _ in range(600):
         if not rclpy.ok():
             break
