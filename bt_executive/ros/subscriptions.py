@@ -277,8 +277,7 @@ class BlackboardFeed:
                         changed.append(key)
                 pending[key] = value
                 self.received[key] = stamp
-            if changed and self._wake is not None and self._wanted() \
-                    and self._matters(changed):
+            if changed and self.waking and self._matters(changed):
                 self._wake(spec)
         return store
 
