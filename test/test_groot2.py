@@ -678,3 +678,14 @@ def test_publisher_xml_compacts_nodes_and_declares_the_builtins_used():
     assert tree[0].get('ID') is None and tree[1].get('ID') == 'Condition'
     models = [(model.tag, model.get('ID')) for model in rewritten.find('TreeNodesModel')]
     assert models == [('Action', 'Running'), ('Control', 'Sequence')]
+
+
+def test_a_views_tick_update_keeps_every_other_field():
+    view = groot2.TreeView(uuid=b'u' * 16, name='t', xml=b'<root/>', status=b'\x00',
+                           blackboards=frozenset({'t'}), blackboard={'/a': 1})
+    now = view.now(b'\x01', {'/a': 2})
+    assert now == dataclasses.replace(view, status=b'\x01', blackboard={'/a': 2})
+    assert now.blackboard == {'/a': 2} and view.status == b'\x00'
+    names = {field.name for field in dataclasses.fields(groot2.TreeView)}
+    assert names == {'uuid', 'name', 'xml', 'status', 'blackboards', 'blackboard'}, \
+        'a new TreeView field must be carried over by TreeView.now'

@@ -183,6 +183,8 @@ class Executive(Node):
             self.create_service(Trigger, f'~/{name}', handler)
         self.groot2: Any = self._start_groot2()
         self.ticker: Any = None
+        #: the ticker made by _configure_ticking, with the mode and values it was made for
+        self._made_ticker: tuple[Any, str, dict[str, Any]] = (None, '', {})
         self._configure_ticking(self._param('tick_mode'))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._load_first_tree()
@@ -263,14 +265,23 @@ class Executive(Node):
     # ---- when to tick ----------------------------------------------------------------
 
     def _configure_ticking(self, mode: str, changes: Optional[dict[str, Any]] = None) -> None:
-        """(Re)create the ticker for ``mode``; ``changes`` are parameters being set."""
+        """(Re)create the ticker for ``mode``; ``changes`` are parameters being set.
+
+        Setting the tick parameters to the values in use only restarts the tick timing
+        statistics: the ticker and its timer stay (a fleet process re-creating a timer
+        disturbs the ticks of every executive it hosts).
+        """
         values = {name: self._param(name) for name in TICK_PARAMETERS}
         values.update(changes or {})
+        values['tick_mode'] = mode
         if mode not in TICK_MODES:
             error = TreeError.single(SourceLocation('<parameters>'), 'tick_mode must be one '
                                      f"of {', '.join(TICK_MODES)}, got '{mode}'")
             self.get_logger().error(str(error))
             raise error
+        if self.ticker is not None and self._made_ticker == (self.ticker, mode, values):
+            self.timing.restart(self.timing.period)
+            return
         if self.ticker is not None:
             self.ticker.destroy()
         if mode == 'event':
@@ -282,6 +293,7 @@ class Executive(Node):
             self.ticker = PeriodicTicker(self, self.tick_once, rate=values['tick_rate'],
                                          phase=self.tick_phase)
             self.timing.restart(self.ticker.period)
+        self._made_ticker = (self.ticker, mode, values)
 
     def tick_interval(self) -> Optional[float]:
         """Return the seconds between ticks: the period, or ``1 / max_tick_rate`` (event)."""

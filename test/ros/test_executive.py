@@ -98,6 +98,30 @@ def test_invalid_swap_is_rejected_and_old_tree_keeps_ticking(host, tmp_path):
     assert ex.executive.tree.name == 'Good'
 
 
+@pytest.mark.parametrize('mode', ['periodic', 'event'])
+def test_setting_the_tick_rate_in_use_restarts_the_timing_and_keeps_the_ticker(
+        host, tmp_path, mode):
+    ex = host(write_tree(tmp_path, 't.yaml', 'trees:\n  Main:\n    Running:\n'),
+              tick_mode=mode, tick_rate=100.0, max_tick_rate=100.0, heartbeat_period=0.01)
+    executive = ex.executive
+    ex.spin_until(lambda: executive.timing.summary()['window'] >= 5, 'five timed ticks')
+    ticker = executive.ticker
+    ticks = executive.tick_count
+    assert ex.set_tree(tick_rate=100.0, tick_mode=mode).successful
+    # the statistics start afresh (this mode's period kept); the ticker and timer stay
+    assert executive.ticker is ticker
+    assert executive.timing.summary()['window'] == 0
+    assert executive.timing.period == (0.01 if mode == 'periodic' else None)
+    ex.spin_until(lambda: executive.timing.summary()['window'] >= 3,
+                  'timed ticks after the restart')
+    assert executive.tick_count > ticks
+    # a value that changes does make a new ticker
+    assert ex.set_tree(tick_rate=50.0, max_tick_rate=50.0).successful
+    assert executive.ticker is not ticker
+    assert executive.timing.summary()['window'] == 0
+    assert executive.tick_interval() == pytest.approx(0.02)
+
+
 def test_valid_swap_cancels_the_old_goal_and_starts_the_new_tree(host, tmp_path,
                                                                  slow_fibonacci):
     server, events, _ = slow_fibonacci
