@@ -19,12 +19,13 @@ work can spoil one window) and the better window counts. The figure is the large
 passing step; the steps stop at the first failing one.
 
 Two arrangements are measured. ``separate``: one executive process and one sim process
-per robot (as ``bt-executive demo --robots N`` starts them). ``shared``: every executive
-in one ``fleet_executive`` process on one executor and every sim in one ``sim_robot
---robots N`` process (bt_executive/ros/fleet.py; ``shared_process:=true``); each step
-starts both afresh with N robots, and every step up to the first failing one is
-measured (the curve of jitter against N). CPU and RSS per executive are the process's
-divided by N there.
+per robot (as ``bt-executive demo --robots N`` starts them). ``shared``: the executives
+in ``fleet_executive`` processes, one per core (``shared_process:=true
+executive_processes:=K``; ``--executive-processes 1`` puts them all in one process on
+one executor), and every sim in one ``sim_robot --robots N`` process
+(bt_executive/ros/fleet.py); each step starts them afresh with N robots, and every step
+up to the first failing one is measured (the curve of jitter against N). CPU and RSS
+per executive are the process's divided by the robots it hosts there.
 
 The sims step at 10 Hz (``rate: 10.0``; the demo's 50 Hz physics would spend most of
 the machine on the sims, not on what is measured); their battery_state (5 Hz) and
@@ -44,6 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from common import (BenchNode, cpu_seconds, patrol_commands, Processes,  # noqa: E402, I100
                     progress, ratio, ros_environment, rss_mb)
+from bt_executive.app.bringup import executive_groups  # noqa: E402, I100
 
 STEPS = (5, 10, 15, 20, 25, 30, 40)
 QUICK_STEPS = (2,)
@@ -56,6 +58,9 @@ SETTLE = 5.0
 QUICK_SETTLE = 1.0
 LIMIT_MS = 10.0
 TARGET_ROBOTS = 30
+#: The shared arrangement's fleet_executive processes: one per core, as docs/launch.md
+#: advises (``executive_processes:=K``); ``--executive-processes 1`` measures one.
+FLEET_PROCESSES = os.cpu_count() or 1
 SIM_RATE = 10.0
 TICK_RATE = 10.0
 #: Start-up is not what is measured: allow slow leaf set-up while many robots start.
@@ -101,14 +106,16 @@ class SharedRobot:
         return f'/{self.namespace}/bt_executive'
 
 
-def shared_commands(names: list[str]) -> dict[str, list[str]]:
-    """Return the argv of the fleet executive and the sim fleet for robots ``names``.
+def shared_commands(names: list[str],
+                    processes: int = 1) -> list[tuple[str, list[str], list[str]]]:
+    """Return (name, argv, robots) of the sim fleet and each fleet executive of ``names``.
 
     The same command lines, parameter files and parameters as the separate processes
-    (patrol_commands), with ``--namespaces`` instead of a namespace remapping.
+    (patrol_commands), with ``--namespaces`` instead of a namespace remapping; the
+    executives split over ``processes`` as ``executive_processes:=K`` splits them.
     """
     modules = {'bt_executive': 'bt_executive.ros.fleet', 'sim_robot': 'bt_executive.sim.robot'}
-    commands = {}
+    commands = []
     for name, argv in patrol_commands(names[0], tick_mode='periodic', tick_rate=TICK_RATE,
                                       sim_params={'rate': SIM_RATE},
                                       executive_params=START_UP):
@@ -117,7 +124,13 @@ def shared_commands(names: list[str]) -> dict[str, list[str]]:
         remap = argv.index(f'__ns:=/{names[0]}')
         del argv[remap - 1:remap + 1]
         ros = argv.index('--ros-args')
-        commands[name] = argv[:ros] + ['--namespaces', *names] + argv[ros:]
+        groups = executive_groups(len(names), processes) if name == 'bt_executive' \
+            else [range(1, len(names) + 1)]
+        for group in groups:
+            hosted = [names[index - 1] for index in group]
+            split = ['--split', f'{group.start}/{group.step}'] if len(groups) > 1 else []
+            commands.append((name, argv[:ros] + ['--namespaces', *hosted] + split
+                             + argv[ros:], hosted))
     return commands
 
 
@@ -210,18 +223,25 @@ def run_separate(bench: BenchNode, steps: tuple[int, ...], window: float, settle
 
 
 def run_shared(bench: BenchNode, steps: tuple[int, ...], window: float, settle: float,
-               rng: random.Random) -> tuple[dict[int, dict[str, Any]], Any]:
-    """Start N robots in two processes (executives, sims) per step, until a step fails."""
+               rng: random.Random, fleets: int = 1) -> tuple[dict[int, dict[str, Any]], Any]:
+    """Start N robots per step (sims: one process; executives: ``fleets``) until one fails."""
     results: dict[int, dict[str, Any]] = {}
     failure: Optional[tuple[int, str]] = None
     for count in steps:
         progress(f'scale: shared processes with {count} robots')
         with Processes('scale_shared') as processes:
             names = [namespace(index, f'n{count}') for index in range(count)]
-            pids = {name: processes.spawn(f'{name}_fleet', argv,
-                                          early=name == 'bt_executive').pid
-                    for name, argv in shared_commands(names).items()}
-            robots = [SharedRobot(bench, name, pids) for name in names]
+            robots = []
+            sim = 0
+            for number, (name, argv, hosted) in enumerate(shared_commands(names, fleets)):
+                pid = processes.spawn(f'{name}_fleet{number}', argv,
+                                      early=name == 'bt_executive').pid
+                if name == 'sim_robot':
+                    sim = pid
+                else:
+                    robots += [SharedRobot(bench, robot, {'bt_executive': pid,
+                                                          'sim_robot': sim})
+                               for robot in hosted]
             try:
                 wait_ticking(bench, processes, robots, 60.0 + 2.0 * count)
             except (TimeoutError, RuntimeError) as error:
@@ -241,7 +261,8 @@ def run_shared(bench: BenchNode, steps: tuple[int, ...], window: float, settle: 
 
 
 def run(quick: bool = False, steps: tuple[int, ...] = (), window: float = 0.0,
-        arrangements: tuple[str, ...] = ARRANGEMENTS) -> list[tuple[str, str, str, str]]:
+        arrangements: tuple[str, ...] = ARRANGEMENTS,
+        fleets: int = FLEET_PROCESSES) -> list[tuple[str, str, str, str]]:
     """Measure each arrangement step by step until the p99 jitter limit breaks; rows."""
     ros_environment()
     window = window or (QUICK_WINDOW if quick else WINDOW)
@@ -257,10 +278,11 @@ def run(quick: bool = False, steps: tuple[int, ...] = (), window: float = 0.0,
                 results, failure = run_separate(bench, chosen, window, settle, rng)
             else:
                 chosen = steps or (QUICK_SHARED_STEPS if quick else SHARED_STEPS)
-                results, failure = run_shared(bench, chosen, window, settle, rng)
+                chosen = tuple(count for count in chosen if count >= fleets) or (fleets,)
+                results, failure = run_shared(bench, chosen, window, settle, rng, fleets)
             best[arrangement] = max((count for count, result in results.items()
                                      if result['worst'] < LIMIT_MS), default=0)
-            rows += table(arrangement, chosen, results, failure, best[arrangement])
+            rows += table(arrangement, chosen, results, failure, best[arrangement], fleets)
     finally:
         bench.close()
     met = max(best.values(), default=0) >= TARGET_ROBOTS
@@ -271,10 +293,12 @@ def run(quick: bool = False, steps: tuple[int, ...] = (), window: float = 0.0,
 
 
 def table(arrangement: str, steps: tuple[int, ...], results: dict[int, dict[str, Any]],
-          failure: Any, best: int) -> list[tuple[str, str, str, str]]:
+          failure: Any, best: int, fleets: int = 1) -> list[tuple[str, str, str, str]]:
     """Return the rows of one arrangement: the figure, the curve, CPU and memory."""
+    executives = 'all executives in one process' if fleets == 1 else \
+        f'the executives in {fleets} processes'
     label = {'separate': 'a process per executive and per sim',
-             'shared': 'all executives in one process, all sims in another'}[arrangement]
+             'shared': f'shared processes: {executives}, all sims in one'}[arrangement]
     rows = [(f'scale ({label}): robots at {TICK_RATE:.0f} Hz with p99 tick jitter < '
              f'{LIMIT_MS:.0f} ms (target >= {TARGET_ROBOTS})',
              f'N = {best}' if best else f'N < {steps[0]}',
@@ -298,7 +322,11 @@ def table(arrangement: str, steps: tuple[int, ...], results: dict[int, dict[str,
 
 
 def _arguments(argv: list[str]) -> dict[str, Any]:
-    """Read ``--quick``, ``--shared``/``--separate`` and ``--steps 10,20,30``."""
+    """Read the command line's options.
+
+    ``--quick``, ``--shared``/``--separate``, ``--steps 10,20,30``, ``--window S``,
+    ``--executive-processes K``.
+    """
     options: dict[str, Any] = {'quick': '--quick' in argv}
     chosen = tuple(name for name in ARRANGEMENTS if f'--{name}' in argv)
     if chosen:
@@ -307,6 +335,8 @@ def _arguments(argv: list[str]) -> dict[str, Any]:
         options['steps'] = tuple(int(n) for n in argv[argv.index('--steps') + 1].split(','))
     if '--window' in argv:
         options['window'] = float(argv[argv.index('--window') + 1])
+    if '--executive-processes' in argv:
+        options['fleets'] = int(argv[argv.index('--executive-processes') + 1])
     return options
 
 

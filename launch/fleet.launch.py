@@ -15,7 +15,8 @@ publishes /clock: the first robot's sim; the other sims and every executive foll
 With ``shared_process:=true`` the executives run in one ``fleet_executive`` process and
 the sims in one ``sim_robot --robots N`` process, behind the same ROS interfaces (each
 executive its own namespace, parameters and services; docs/launch.md): what lets a small
-machine run 30 robots (BENCHMARKS.md, scale).
+machine run 30 robots (BENCHMARKS.md, scale). ``executive_processes:=K`` splits the
+executives over K such processes, one per core: 40 robots on two cores.
 """
 
 from launch import LaunchDescription
@@ -42,14 +43,26 @@ def robot_arguments(index: int, groot2_port: int) -> dict[str, str]:
     }
 
 
+def executive_groups(robots: int, processes: int) -> list[range]:
+    """Return the robot indexes (from 1) each fleet_executive process hosts, in order."""
+    if not 1 <= processes <= robots:
+        raise ValueError(f'executive_processes:={processes}: expected 1 to {robots} (the '
+                         'number of robots)')
+    # dealt out: robot i in process (i - 1) mod K
+    return [range(first, robots + 1, processes) for first in range(1, processes + 1)]
+
+
 def launch_robots(context):
     """Include patrol.launch.py once per robot."""
     robots = int(LaunchConfiguration('robots').perform(context))
     if robots < 1:
         raise ValueError(f'robots:={robots}: expected at least 1 robot')
     groot2_port = int(LaunchConfiguration('groot2_port').perform(context))
+    processes = int(LaunchConfiguration('executive_processes').perform(context))
     if LaunchConfiguration('shared_process').perform(context).strip().lower() == 'true':
-        return launch_shared(robots, groot2_port)
+        return launch_shared(robots, groot2_port, executive_groups(robots, processes))
+    if processes != 1:
+        raise ValueError(f'executive_processes:={processes} applies to shared_process:=true')
     patrol_launch = PathJoinSubstitution(
         [FindPackageShare('bt_executive'), 'launch', 'patrol.launch.py'])
 
@@ -79,8 +92,8 @@ def launch_robots(context):
     return actions
 
 
-def launch_shared(robots: int, groot2_port: int):
-    """Start every sim in one process and every executive in another (shared_process)."""
+def launch_shared(robots: int, groot2_port: int, groups: list[range]):
+    """Start every sim in one process, the executives in one per group (shared_process)."""
     namespaces = [robot_arguments(index, groot2_port)['namespace']
                   for index in range(1, robots + 1)]
     log_level = LaunchConfiguration('log_level')
@@ -96,24 +109,32 @@ def launch_shared(robots: int, groot2_port: int):
             'nav2': ParameterValue(LaunchConfiguration('sim_nav2'), value_type=str),
         }],
         arguments=['--namespaces', *namespaces, '--ros-args', '--log-level', log_level])
-    executives = Node(
-        package='bt_executive', executable='fleet_executive', output='screen',
-        parameters=[LaunchConfiguration('params_file'), {
-            'tree_file': ParameterValue(LaunchConfiguration('tree'), value_type=str),
-            'tick_mode': ParameterValue(LaunchConfiguration('tick_mode'), value_type=str),
-            'tick_rate': ParameterValue(LaunchConfiguration('tick_rate'), value_type=float),
-            'use_sim_time': ParameterValue(use_sim_time, value_type=bool),
-        }],
-        arguments=['--namespaces', *namespaces, '--groot2-port', str(groot2_port),
-                   '--ros-args', '--log-level', log_level])
-    return [
-        LogInfo(msg=f"Launching {robots} robots in two processes: {', '.join(namespaces)}"),
-        sims, executives,
-        # the executives are the mission: when their process exits, everything stops
-        RegisterEventHandler(OnProcessExit(
-            target_action=executives,
-            on_exit=[EmitEvent(event=Shutdown(reason='the fleet executive exited'))])),
-    ]
+    actions = [LogInfo(msg=f'Launching {robots} robots: one sim process, {len(groups)} '
+                           f"executive process(es): {', '.join(namespaces)}"), sims]
+    for group in groups:
+        # --split: robot i serves Groot2 on groot2_port + i - 1, whichever process hosts
+        # it, and the processes' ticks interleave
+        split = ['--split', f'{group.start}/{group.step}'] if len(groups) > 1 else []
+        executives = Node(
+            package='bt_executive', executable='fleet_executive', output='screen',
+            parameters=[LaunchConfiguration('params_file'), {
+                'tree_file': ParameterValue(LaunchConfiguration('tree'), value_type=str),
+                'tick_mode': ParameterValue(LaunchConfiguration('tick_mode'), value_type=str),
+                'tick_rate': ParameterValue(LaunchConfiguration('tick_rate'),
+                                            value_type=float),
+                'use_sim_time': ParameterValue(use_sim_time, value_type=bool),
+            }],
+            arguments=['--namespaces', *(namespaces[index - 1] for index in group),
+                       '--groot2-port', str(groot2_port), *split,
+                       '--ros-args', '--log-level', log_level])
+        actions += [
+            executives,
+            # the executives are the mission: when a process of them exits, all stops
+            RegisterEventHandler(OnProcessExit(
+                target_action=executives,
+                on_exit=[EmitEvent(event=Shutdown(reason='a fleet executive exited'))])),
+        ]
+    return actions
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -186,6 +207,12 @@ def generate_launch_description() -> LaunchDescription:
                     'sim in another (sim_robot --robots N), behind the same interfaces; '
                     'use_respawn does not apply')
 
+    declare_executive_processes_cmd = DeclareLaunchArgument(
+        'executive_processes', default_value='1',
+        description='With shared_process:=true: split the executives over this many '
+                    'fleet_executive processes (robot i in process (i - 1) mod K); one per '
+                    'core uses every core')
+
     ld = LaunchDescription()
 
     ld.add_action(declare_robots_cmd)
@@ -201,6 +228,7 @@ def generate_launch_description() -> LaunchDescription:
     ld.add_action(declare_log_level_cmd)
     ld.add_action(declare_sim_nav2_cmd)
     ld.add_action(declare_shared_process_cmd)
+    ld.add_action(declare_executive_processes_cmd)
 
     ld.add_action(OpaqueFunction(function=launch_robots))
 

@@ -211,6 +211,26 @@ def test_fleet_gives_each_robot_what_the_demo_gives_it(fleet):
     assert set(bringup.robot_arguments(1, 0)) == set(bringup.PER_ROBOT)
 
 
+def test_fleet_splits_the_executives_as_the_demo_does(fleet):
+    namespace: dict[str, Any] = {}
+    exec(compile(ast.Module([fleet['executive_groups']], []), str(FLEET), 'exec'), namespace)
+    for robots in range(1, 8):
+        for processes in range(1, robots + 1):
+            groups = bringup.executive_groups(robots, processes)
+            assert namespace['executive_groups'](robots, processes) == groups
+            # dealt out: robot i in process (i - 1) mod K, every robot once
+            assert sorted(i for group in groups for i in group) == list(range(1, robots + 1))
+            assert all((i - 1) % processes == k for k, group in enumerate(groups)
+                       for i in group)
+    assert bringup.executive_groups(5, 2) == [range(1, 6, 2), range(2, 6, 2)]
+    for robots, processes in ((3, 0), (3, 4)):
+        with pytest.raises(ValueError, match=f'executive_processes:={processes}: expected '
+                           f'1 to {robots}'):
+            bringup.executive_groups(robots, processes)
+        with pytest.raises(ValueError, match='expected 1 to'):
+            namespace['executive_groups'](robots, processes)
+
+
 def test_fleet_includes_the_patrol_with_every_argument(fleet):
     reader = Reader(fleet['launch_robots'])
     source = reader.names['patrol_launch']
@@ -227,7 +247,8 @@ def test_fleet_includes_the_patrol_with_every_argument(fleet):
         name: ('arg', name) for name in passed}
     assert sorted([*passed, *bringup.PER_ROBOT]) == sorted(a.name for a in bringup.ARGUMENTS)
     fleet_names = {a.name for a in bringup.FLEET_ARGUMENTS}
-    assert set(passed) | {'robots', 'groot2_port', 'shared_process'} == fleet_names
+    assert set(passed) | {'robots', 'groot2_port', 'shared_process',
+                          'executive_processes'} == fleet_names
 
 
 def test_the_demo_takes_every_launch_argument_and_the_fleet_options():
@@ -355,3 +376,38 @@ def test_the_shared_demo_fleet_is_two_processes_with_the_same_parameters():
     assert _flag(sim, 'publish_clock') == 'true'
     with pytest.raises(ValueError, match='use_respawn'):
         demo.plan({'use_respawn': 'true'}, 2, '/s', shared=True)
+
+
+def test_a_shared_demo_fleet_splits_its_executives_over_processes():
+    one = demo.plan({'groot2_port': '1667'}, 5, '/share', shared=True)
+    robots = demo.plan({'groot2_port': '1667'}, 5, '/share', shared=True, processes=2)
+    assert [len(robot.commands) for robot in robots] == [3, 0, 0, 0, 0]
+    (sim_node, sim), *executives = robots[0].commands
+    assert sim_node.executable == 'sim_robot' and sim == one[0].commands[0][1]
+    assert [node.executable for node, _ in executives] == ['executive', 'executive']
+    groups = [argv[argv.index('--namespaces') + 1:argv.index('--groot2-port')]
+              for _, argv in executives]
+    assert groups == [['robot1', 'robot3', 'robot5'], ['robot2', 'robot4']]
+    # robot i keeps port 1667 + i - 1 whichever process serves it
+    assert [argv[argv.index('--groot2-port'):argv.index('--ros-args')]
+            for _, argv in executives] == [
+        ['--groot2-port', '1667', '--split', '1/2'],
+        ['--groot2-port', '1667', '--split', '2/2']]
+    _, whole = one[0].commands[1]
+    assert '--split' not in whole
+    for _, argv in executives:  # the rest of the command line is the one-process one
+        assert argv[:argv.index('--namespaces')] == whole[:whole.index('--namespaces')]
+        assert argv[argv.index('--ros-args'):] == whole[whole.index('--ros-args'):]
+    no_port = demo.plan({}, 4, '/s', shared=True, processes=2)[0].commands
+    assert [argv[argv.index('--groot2-port') + 1] for _, argv in no_port[1:]] == ['0', '0']
+    with pytest.raises(ValueError, match=r'executive_processes:=3: expected 1 to 2'):
+        demo.plan({}, 2, '/s', shared=True, processes=3)
+    with pytest.raises(ValueError, match='applies to a shared process'):
+        demo.plan({}, 2, '/s', processes=2)
+
+
+def test_the_demo_command_line_takes_the_executive_processes():
+    args = cli.build_parser().parse_args(['demo', '--robots', '4', '--shared',
+                                          '--executive-processes', '2'])
+    assert (args.robots, args.shared, args.executive_processes) == (4, True, 2)
+    assert cli.build_parser().parse_args(['demo']).executive_processes == 1

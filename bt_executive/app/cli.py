@@ -352,7 +352,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     return run(laps=args.laps, tree=args.tree, namespace=args.namespace, robots=args.robots,
                groot2_port=args.groot2_port, arguments=arguments, timeout=args.timeout,
-               nav2=args.nav2, shared=args.shared)
+               nav2=args.nav2, shared=args.shared, processes=args.executive_processes)
 
 
 def _write_output(data: str | bytes, output: Optional[str]) -> int:
@@ -550,6 +550,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--shared', action='store_true',
                    help='with --robots: every executive in one process, every sim in '
                         'another (shared_process:=true)')
+    p.add_argument('--executive-processes', type=int, default=1, metavar='K',
+                   help='with --shared: split the executives over K processes, robots in '
+                        'consecutive blocks (executive_processes:=K; one per core uses '
+                        'every core)')
     p.add_argument('--tree', help='tree file (default: the package patrol.yaml)')
     p.add_argument('--namespace', default='', help='namespace of the nodes')
     p.add_argument('--groot2-port', type=int, metavar='PORT',

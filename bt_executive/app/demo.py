@@ -169,17 +169,21 @@ class Robot:
 
 
 def plan(values: Mapping[str, str], robots: Optional[int], share: str, *,
-         shared: bool = False) -> list[Robot]:
+         shared: bool = False, processes: int = 1) -> list[Robot]:
     """Return the robots to start: the patrol once, or a fleet of ``robots``.
 
-    ``shared`` (``shared_process:=true``): the first robot carries the two command lines
-    of the whole fleet, every executive in one ``fleet_executive`` and every sim in one
-    ``sim_robot --namespaces``; the others carry none.
+    ``shared`` (``shared_process:=true``): the first robot carries the command lines of
+    the whole fleet, every executive in one ``fleet_executive`` (or in ``processes`` of
+    them, ``executive_processes:=K``) and every sim in one ``sim_robot --namespaces``;
+    the others carry none.
 
     Raises:
         KeyError: an unknown launch argument.
         ValueError: a value that does not fit, or a per-robot argument given to a fleet.
     """
+    if processes != 1 and not shared:
+        raise ValueError('executive_processes applies to a shared process (--robots N '
+                         '--shared)')
     if robots is None:
         values = dict(values)
         return [Robot(values.get('namespace', ''),
@@ -188,6 +192,7 @@ def plan(values: Mapping[str, str], robots: Optional[int], share: str, *,
         raise ValueError(f'--robots {robots}: expected at least 1 robot')
     if shared and bringup.parse_bool(values.get('use_respawn', 'false')):
         raise ValueError('use_respawn does not apply to a shared process')
+    groups = bringup.executive_groups(robots, processes)
     fixed = sorted(set(values) & {'namespace', 'publish_clock'})
     if fixed:
         raise ValueError(f'{fixed[0]} is set per robot in a fleet (robot1 .. robotN; only '
@@ -200,20 +205,24 @@ def plan(values: Mapping[str, str], robots: Optional[int], share: str, *,
                            bringup.command_lines(each, sys.executable, share)))
     if shared:
         fleet[0].commands = shared_commands(fleet[0].commands,
-                                            [robot.namespace for robot in fleet], port)
+                                            [robot.namespace for robot in fleet], port,
+                                            groups)
         for robot in fleet[1:]:
             robot.commands = []
     return fleet
 
 
 def shared_commands(commands: list[tuple[bringup.NodeLaunch, list[str]]],
-                    namespaces: list[str], groot2_port: int
+                    namespaces: list[str], groot2_port: int,
+                    groups: Optional[list[range]] = None
                     ) -> list[tuple[bringup.NodeLaunch, list[str]]]:
-    """Turn the first robot's command lines into those of the whole fleet's two processes.
+    """Turn the first robot's command lines into those of the whole fleet's processes.
 
     The same parameter files and parameters, the first robot's (its sim publishes
     /clock; ``sim_robot --namespaces`` makes the others follow it), with ``--namespaces``
-    in place of the namespace remapping.
+    in place of the namespace remapping. One sim process; one executive process per
+    group of robot indexes (:func:`~bt_executive.app.bringup.executive_groups`; default:
+    one for all), robot i still serving Groot2 on ``groot2_port + i - 1``.
     """
     modules = {'executive': bringup.EXECUTABLES['fleet_executive'],
                'sim_robot': bringup.EXECUTABLES['sim_robot']}
@@ -223,11 +232,16 @@ def shared_commands(commands: list[tuple[bringup.NodeLaunch, list[str]]],
         argv[argv.index('-m') + 1] = modules[launch.executable]
         remap = argv.index(f'__ns:=/{namespaces[0]}')
         del argv[remap - 1:remap + 1]
-        extra = ['--namespaces', *namespaces]
-        if launch.executable == 'executive':
-            extra += ['--groot2-port', str(groot2_port)]
         ros = argv.index('--ros-args')
-        result.append((launch, argv[:ros] + extra + argv[ros:]))
+        if launch.executable != 'executive':
+            result.append((launch, argv[:ros] + ['--namespaces', *namespaces] + argv[ros:]))
+            continue
+        for group in groups or [range(1, len(namespaces) + 1)]:
+            extra = ['--namespaces', *(namespaces[index - 1] for index in group),
+                     '--groot2-port', str(groot2_port)]
+            if group.step != 1:  # robot i keeps groot2_port + i - 1 (fleet.py)
+                extra += ['--split', f'{group.start}/{group.step}']
+            result.append((launch, argv[:ros] + extra + argv[ros:]))
     return result
 
 
@@ -283,7 +297,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         robots: Optional[int] = None, groot2_port: Optional[int] = None,
         arguments: Optional[Mapping[str, str]] = None, timeout: float = 300.0,
         out: TextIO = sys.stdout, live: Optional[bool] = None, nav2: bool = False,
-        shared: bool = False) -> int:
+        shared: bool = False, processes: int = 1) -> int:
     """Run the patrol demo; return the exit code (0 when every robot completed its laps).
 
     With ``nav2`` the tree defaults to ``config/patrol_nav2.yaml`` and the sims serve
@@ -302,6 +316,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         live: redraw in place (default: when ``out`` is a terminal)
         nav2: run ``patrol_nav2.yaml`` against the sims' Nav2 actions
         shared: with ``robots``, every executive in one process and every sim in another
+        processes: with ``shared``, split the executives over this many processes
 
     Returns:
         0 on success, 1 on a failure (a node exited, the timeout), 2 on invalid
@@ -327,7 +342,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
     try:
         if shared and robots is None:
             raise ValueError('--shared needs --robots N')
-        fleet = plan(values, robots, package_share(), shared=shared)
+        fleet = plan(values, robots, package_share(), shared=shared, processes=processes)
         respawn = bringup.parse_bool(values.get('use_respawn', 'false'))
     except (KeyError, ValueError) as error:
         print(f'demo: {error.args[0]}', file=out)
@@ -359,12 +374,15 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
 
     def start(executable: str) -> None:
         for robot in fleet:
-            for launch, argv in robot.commands:
-                if launch.executable == executable:
-                    owner = 'fleet' if shared else robot.label
-                    label = f'{owner}/{launch.name}' if robots else launch.name
-                    print(f'demo: starting {label} ({argv[2]})', file=out, flush=True)
-                    processes.start(label, launch.executable, argv)
+            mine = [(launch, argv) for launch, argv in robot.commands
+                    if launch.executable == executable]
+            for number, (launch, argv) in enumerate(mine, 1):
+                owner = 'fleet' if shared else robot.label
+                label = f'{owner}/{launch.name}' if robots else launch.name
+                if len(mine) > 1:  # executive_processes: fleet/bt_executive1, 2, ...
+                    label += str(number)
+                print(f'demo: starting {label} ({argv[2]})', file=out, flush=True)
+                processes.start(label, launch.executable, argv)
 
     try:
         # the sims first; the executives once every sim is up (its latched sim_state

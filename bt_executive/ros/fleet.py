@@ -38,8 +38,8 @@ from rclpy.utilities import remove_ros_args
 
 _USAGE = """\
 usage: fleet_executive [-h] [--robots N | --namespaces NS [NS ...]] [--node-name NAME]
-                       [--groot2-port PORT] [--ros-args -p NAME:=VALUE ... |
-                       --params-file FILE ...]
+                       [--groot2-port PORT] [--split I/K]
+                       [--ros-args -p NAME:=VALUE ... | --params-file FILE ...]
 
 Run several executives in one process on one executor: one per namespace, each the
 node <namespace>/bt_executive with the ROS interfaces of the 'executive' command
@@ -51,6 +51,10 @@ options:
   --namespaces NS ...   these namespaces instead (e.g. --namespaces alpha bravo)
   --node-name NAME      each executive's node name (default bt_executive)
   --groot2-port PORT    serve Groot2 monitoring: the i-th executive on PORT + i - 1
+  --split I/K           this process is the I-th of K running one fleet, its robots
+                        dealt out (executive_processes:=K): its i-th executive is robot
+                        I + (i - 1) * K of the fleet, serves Groot2 on that robot's port
+                        (PORT: the fleet's first) and ticks between the other processes'
 
 -p and the /**/bt_executive: section of a parameters file set every executive; a
 /robot2/bt_executive: section sets one (ros2 param set /robot2/bt_executive ...).
@@ -224,22 +228,44 @@ def _parser() -> argparse.ArgumentParser:
     group.add_argument('--namespaces', nargs='+')
     parser.add_argument('--node-name', default='bt_executive')
     parser.add_argument('--groot2-port', type=int, default=0)
+    parser.add_argument('--split', type=_split, default=(1, 1))
     return parser
 
 
+def _split(text: str) -> tuple[int, int]:
+    """Read ``--split I/K`` (1 <= I <= K)."""
+    try:
+        first, count = (int(part) for part in text.split('/'))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}': expected I/K, e.g. 2/3") from None
+    if not 1 <= first <= count:
+        raise argparse.ArgumentTypeError(f"'{text}': expected 1 <= I <= K")
+    return first, count
+
+
 def start_fleet(made: list[Any], namespaces: list[str], *, node_name: str = 'bt_executive',
-                groot2_port: int = 0, registry: Optional[Registry] = None) -> None:
+                groot2_port: int = 0, split: tuple[int, int] = (1, 1),
+                registry: Optional[Registry] = None, context: Any = None) -> None:
     """Make one :class:`FleetExecutive` per namespace (appended to ``made`` one by one).
 
-    They share one node catalogue; executive i of N ticks at i/N of the period.
+    They share one node catalogue. Executive i (from 0) of N ticks at i/N of the period
+    and serves Groot2 (``groot2_port`` not 0) on ``groot2_port + i``. With ``split``
+    (I, K), this process is the I-th of K that run one fleet with its robots dealt out
+    (``executive_processes:=K``): executive i is robot I + i * K of the fleet, so it
+    serves Groot2 on ``groot2_port + I - 1 + i * K`` and ticks (I - 1) / K of a slot
+    later, between the executives of the other processes.
+    ``context``: the rclpy context of every node (default: the global one).
     """
     registry = registry or ros_registry()
+    first, count = split
     for index, namespace in enumerate(namespaces):
-        overrides = [Parameter('groot2_port', value=groot2_port + index)] \
+        overrides = [Parameter('groot2_port', value=groot2_port + first - 1 + index * count)] \
             if groot2_port else []
-        made.append(FleetExecutive(space=BlackboardSpace(namespace), phase=index /
-                                   len(namespaces), node_name=node_name, namespace=namespace,
-                                   parameter_overrides=overrides, registry=registry))
+        phase = (index + (first - 1) / count) / len(namespaces)
+        made.append(FleetExecutive(space=BlackboardSpace(namespace), phase=phase,
+                                   node_name=node_name, namespace=namespace,
+                                   parameter_overrides=overrides, registry=registry,
+                                   context=context))
 
 
 def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = None) -> int:
@@ -271,7 +297,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
     try:
         return serve('fleet_executive', lambda made: start_fleet(
             made, namespaces, node_name=options.node_name, groot2_port=options.groot2_port,
-            registry=registry), args)
+            split=options.split, registry=registry), args)
     finally:
         undo()
 

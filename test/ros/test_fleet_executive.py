@@ -283,6 +283,40 @@ def test_fleet_executive_process_three_robots(fleet_processes, ros_node):
     assert sims.returncode is None  # the sims outlive the executives
 
 
+def _free_ports(first_step: int, count: int) -> int:
+    """Return a port P with P, P + step, ... (count ports) free on 127.0.0.1."""
+    import socket
+
+    from helpers import free_port
+    for _ in range(50):
+        start = free_port()
+        ports = [start + index * first_step for index in range(count)]
+        try:
+            for port in ports[1:]:
+                with socket.socket() as probe:
+                    probe.bind(('127.0.0.1', port))
+        except OSError:
+            continue
+        return start
+    raise AssertionError('no free ports found')
+
+
+def test_a_split_fleets_process_serves_its_robots_ports_and_ticks_between(fleet_context):
+    from bt_executive.ros.fleet import start_fleet
+
+    context, executor, made = fleet_context
+    port = _free_ports(3, 2)
+    # the second of three processes of a 6-robot fleet hosts robots 2 and 5: the fleet's
+    # ports P + 1 and P + 4, ticking a third of a slot after the first process's
+    start_fleet(made, ['/' + unique('split_a'), '/' + unique('split_b')],
+                groot2_port=port - 1, split=(2, 3), context=context)
+    assert [executive.get_parameter('groot2_port').value for executive in made] == \
+        [port, port + 3]
+    assert all(executive.groot2 is not None for executive in made)
+    assert [executive.tick_phase for executive in made] == \
+        pytest.approx([1 / 6, 1 / 2 + 1 / 6])
+
+
 def test_fleet_executive_help_and_bad_arguments():
     import subprocess
     fleet = str(ROOT / 'bt_executive' / 'ros' / 'fleet.py')
@@ -296,3 +330,8 @@ def test_fleet_executive_help_and_bad_arguments():
     remapped = subprocess.run([sys.executable, fleet, '--robots', '2', '--ros-args', '-r',
                                '__ns:=/x'], capture_output=True, text=True, timeout=60)
     assert remapped.returncode == 2 and 'give --namespaces instead' in remapped.stderr
+    for split, why in (('3/2', 'expected 1 <= I <= K'), ('2', 'expected I/K')):
+        bad = subprocess.run([sys.executable, fleet, '--robots', '2', '--split', split],
+                             capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and why in bad.stderr, bad.stderr
+    assert '--split I/K' in shown.stdout
