@@ -551,9 +551,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help='with --robots: every executive in one process, every sim in '
                         'another (shared_process:=true)')
     p.add_argument('--executive-processes', type=int, default=1, metavar='K',
-                   help='with --shared: split the executives over K processes, robots in '
-                        'consecutive blocks (executive_processes:=K; one per core uses '
-                        'every core)')
+                   help='with --shared: split the executives over K processes, robot i '
+                        'in process (i - 1) mod K (executive_processes:=K; one per core '
+                        'uses every core)')
     p.add_argument('--tree', help='tree file (default: the package patrol.yaml)')
     p.add_argument('--namespace', default='', help='namespace of the nodes')
     p.add_argument('--groot2-port', type=int, metavar='PORT',

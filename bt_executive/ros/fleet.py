@@ -54,7 +54,8 @@ options:
   --split I/K           this process is the I-th of K running one fleet, its robots
                         dealt out (executive_processes:=K): its i-th executive is robot
                         I + (i - 1) * K of the fleet, serves Groot2 on that robot's port
-                        (PORT: the fleet's first) and ticks between the other processes'
+                        (PORT: the fleet's first) and ticks in between the executives
+                        of the other processes
 
 -p and the /**/bt_executive: section of a parameters file set every executive; a
 /robot2/bt_executive: section sets one (ros2 param set /robot2/bt_executive ...).
