@@ -155,8 +155,8 @@ def executive_groups(robots: int, processes: int) -> list[range]:
     ``executive_processes:=K`` deals the robots out like cards: robot i goes to process
     (i - 1) mod K, so each process hosts every K-th robot (a range with step K). Measured
     with 40 robots in two processes on two cores (BENCHMARKS.md, scale): dealt out, the
-    worst p99 tick jitter was 5-8 ms; in consecutive blocks, 13-24 ms. Why blocks fare
-    worse was not traced.
+    worst p99 tick jitter was 6-9 ms in 4 of 5 trials; in consecutive blocks 13-24 ms in
+    3 of 3. Why blocks fare worse was not traced.
 
     Raises:
         ValueError: ``processes`` is below 1 or above ``robots``.
