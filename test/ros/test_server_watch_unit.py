@@ -8,7 +8,8 @@ test says; test_fault_server_death.py covers the same with real servers killed.
 
 from __future__ import annotations
 
-from bt_executive.ros.leaves.common import GRAPH_POLL_PERIOD, ServerWatch
+from bt_executive.ros.leaves.common import GIDS_EVERY, GRAPH_POLL_PERIOD, ServerWatch
+import pytest
 
 
 class Graph:
@@ -22,6 +23,9 @@ class Graph:
     def gids(self) -> frozenset[bytes]:
         self.reads += 1
         return self.status
+
+    def count(self) -> int:
+        return len(self.status)
 
 
 def watch(graph: Graph, grace: float = 1.0) -> ServerWatch:
@@ -89,3 +93,49 @@ def test_a_stopped_watch_reports_nothing_and_asks_for_no_tick():
     server.stop()
     graph.ready = False
     assert server.lost(10.0) is None and server.wake_at() is None
+
+
+def counted(graph: Graph, grace: float = 0.0) -> ServerWatch:
+    return ServerWatch(grace, lambda: graph.ready,
+                       [('status publisher', graph.gids, graph.count)])
+
+
+def test_with_a_count_the_gids_are_read_every_few_looks_while_the_count_holds():
+    graph = Graph()
+    server = counted(graph)
+    server.start(0.0)
+    reads = graph.reads
+    looks = [server.lost(GRAPH_POLL_PERIOD * step) for step in range(1, 2 * GIDS_EVERY + 1)]
+    assert looks == [None] * (2 * GIDS_EVERY)
+    assert graph.reads == reads + 2  # one gid read per GIDS_EVERY looks
+
+
+@pytest.mark.parametrize('new', [frozenset(), frozenset({b'new', b'other'})],
+                         ids=['exited', 'restarted-and-one-more'])
+def test_with_a_count_a_changed_count_reads_the_gids_at_the_next_look(new):
+    graph = Graph()
+    server = counted(graph)
+    server.start(0.0)
+    assert server.lost(GRAPH_POLL_PERIOD) is None
+    graph.status = new
+    assert server.lost(2 * GRAPH_POLL_PERIOD) == 'status publisher'
+
+
+def test_with_a_count_a_restart_between_two_looks_is_lost_within_gids_every_looks():
+    graph = Graph()
+    server = counted(graph)
+    server.start(0.0)
+    graph.status = frozenset({b'new'})  # same count, new endpoint: restarted
+    results = [server.lost(GRAPH_POLL_PERIOD * step) for step in range(1, GIDS_EVERY + 1)]
+    assert results[-1] == 'status publisher' and results[:-1] == [None] * (GIDS_EVERY - 1)
+
+
+def test_with_a_count_a_server_found_gone_is_read_again_until_the_grace_ends():
+    graph = Graph()
+    server = counted(graph, grace=1.0)
+    server.start(0.0)
+    graph.status = frozenset({b'new'})  # restarted: the count is the same
+    looks = [server.lost(GRAPH_POLL_PERIOD * step) for step in range(1, GIDS_EVERY + 4)]
+    # found gone at the GIDS_EVERY-th look; lost once gone for the grace, not forgotten
+    # at the next look because the count did not move
+    assert looks[GIDS_EVERY - 1:] == [None, None, 'status publisher', 'status publisher']
