@@ -110,27 +110,24 @@ def shared_commands(names: list[str],
                     processes: int = 1) -> list[tuple[str, list[str], list[str]]]:
     """Return (name, argv, robots) of the sim fleet and each fleet executive of ``names``.
 
-    The same command lines, parameter files and parameters as the separate processes
-    (patrol_commands), with ``--namespaces`` instead of a namespace remapping; the
-    executives split over ``processes`` as ``executive_processes:=K`` splits them.
+    The command lines of the separate processes (patrol_commands) turned into the
+    fleet's by ``bt-executive demo``'s own rule (``demo.shared_commands``): one sim
+    process, the executives split over ``processes`` as ``executive_processes:=K``
+    splits them.
     """
-    modules = {'bt_executive': 'bt_executive.ros.fleet', 'sim_robot': 'bt_executive.sim.robot'}
+    from bt_executive.app import bringup, demo
+
+    launches = {node.name: node for node in bringup.NODES}
+    separate = [(launches[name], argv) for name, argv in patrol_commands(
+        names[0], tick_mode='periodic', tick_rate=TICK_RATE, sim_params={'rate': SIM_RATE},
+        executive_params=START_UP)]
+    groups = iter(executive_groups(len(names), processes))
     commands = []
-    for name, argv in patrol_commands(names[0], tick_mode='periodic', tick_rate=TICK_RATE,
-                                      sim_params={'rate': SIM_RATE},
-                                      executive_params=START_UP):
-        module = argv.index('-m') + 1
-        argv[module] = modules[name]
-        remap = argv.index(f'__ns:=/{names[0]}')
-        del argv[remap - 1:remap + 1]
-        ros = argv.index('--ros-args')
-        groups = executive_groups(len(names), processes) if name == 'bt_executive' \
-            else [range(1, len(names) + 1)]
-        for group in groups:
-            hosted = [names[index - 1] for index in group]
-            split = ['--split', f'{group.start}/{group.step}'] if len(groups) > 1 else []
-            commands.append((name, argv[:ros] + ['--namespaces', *hosted] + split
-                             + argv[ros:], hosted))
+    for launch, argv in demo.shared_commands(separate, names, 0,
+                                             executive_groups(len(names), processes)):
+        hosted = names if launch.executable == 'sim_robot' else \
+            [names[index - 1] for index in next(groups)]
+        commands.append((launch.name, argv, hosted))
     return commands
 
 
