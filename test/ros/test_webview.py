@@ -421,6 +421,40 @@ def test_page_says_it_is_behind_after_a_missed_delta(browser, server):
     page.wait_until("document.body.dataset.connection !== 'behind'", 'the page to catch up')
 
 
+def test_a_late_first_fetch_does_not_undo_what_the_stream_brought(browser, server):
+    """The page's first ``/snapshot`` answer, arriving after the stream's, is not applied.
+
+    It holds the same seq as the streamed state, so only order tells them apart: a
+    fetch answered late once put back "live" over a state the stream had marked behind.
+    """
+    from test_delta import deltas_of
+
+    first, deltas, _ = deltas_of(3)
+    for message in (first, deltas[0]):
+        assert server.hub.put_stream(json.dumps(message))
+    latest, asked, release = server.hub.latest, threading.Event(), threading.Event()
+
+    def held() -> Optional[str]:
+        answer = latest()  # read now, answered once released: an answer on its way
+        asked.set()
+        release.wait(TIMEOUT)
+        return answer
+
+    server.hub.latest = held
+    try:
+        page = browser.open_page(f'http://127.0.0.1:{server.port}/')
+        page.wait_until(f"document.body.dataset.revision === '{first['revision']}'",
+                        'the first state, from the stream')
+        assert asked.wait(TIMEOUT), 'the page did not ask for /snapshot'
+        server.hub.put_stream(json.dumps(deltas[2]))  # deltas[1] was lost
+        page.wait_until("document.body.dataset.connection === 'behind'",
+                        'the page to say it is behind')
+    finally:
+        release.set()
+    assert page.wait_until('document.body.dataset.fetched', 'the first fetch to end') == 'late'
+    assert page.evaluate('document.body.dataset.connection') == 'behind'
+
+
 # ---- with an executive and a browser --------------------------------------------------------
 
 def running_snapshot(view: WebView, **expected: Any) -> dict[str, Any]:

@@ -544,10 +544,14 @@
     fetch('snapshot', {cache: 'no-store'})
       .then((response) => response.json().then((data) => ({ok: response.ok, data})))
       .then(({ok, data}) => {
-        if (ok) apply(data);
-        else if (!view.snapshot && data.topic) {
+        // The stream may have brought a newer state while this answer was on its way
+        // (the same seq, but marked behind after a gap): the stream's state wins.
+        const late = Boolean(view.snapshot);
+        if (ok && !late) apply(data);
+        else if (!ok && !late && data.topic) {
           waiting(`Waiting for a snapshot on ${data.topic}…`);
         }
+        document.body.dataset.fetched = late ? 'late' : 'used';
       })
       .catch(() => waiting('Cannot reach the view server.'));
     connect();
