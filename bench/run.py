@@ -1,6 +1,6 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""Run every benchmark in one process and print one table.
+"""Run every benchmark, each in a child process of its own, and print one table.
 
 Usage: ``make bench`` (or ``.venv/bin/python bench/run.py [--quick] [--markdown]
 [--runs N] [NAME...]``). Every comparison is measured side by side in this one run;
@@ -13,6 +13,11 @@ side by side (the day's spread) with, for each goal row, in how many runs it was
 Progress goes to stderr, the tables to stdout. BENCHMARKS.md says what each metric means
 and how it is measured.
 
+Each benchmark module runs in a fresh interpreter (``run.py --child NAME RESULT``), so no
+DDS participant or thread of an earlier module is left to disturb it, and one that hangs
+(a deadlock inside Fast DDS once held a whole ``--runs 3`` for good) is ended after
+``MODULE_TIMEOUT``, with the processes it started, and counts as failed.
+
 Every ROS process keeps DDS discovery on loopback (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST)
 and runs in ROS_DOMAIN_ID 73 unless the caller set one.
 """
@@ -22,10 +27,13 @@ from __future__ import annotations
 import datetime
 import importlib
 import inspect
+import json
 import os
 import platform
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from typing import Optional, Sequence
@@ -38,6 +46,11 @@ BENCHMARKS = ['bench_build', 'bench_tick', 'bench_snapshot', 'bench_latency', 'b
               'bench_startup', 'bench_scale', 'bench_storm', 'bench_delta']
 
 OPTIONS = ('--quick', '--markdown', '--runs')
+#: the first argument of a child process that runs one benchmark (``child_main``)
+CHILD = '--child'
+#: Seconds one benchmark module may run before it counts as hung: a full bench_scale
+#: (both arrangements) takes about 25 minutes, the whole suite about 28.
+MODULE_TIMEOUT = 60 * 60.0
 
 Row = tuple[str, str, str, str]
 #: what a goal row says in its last cell (or, for the latency lines, in its 'ours' cell)
@@ -54,13 +67,159 @@ def run_benchmark(name: str, quick: bool) -> list[Row]:
     return module.run()
 
 
+class BenchmarkFailed(Exception):
+    """A benchmark's child process raised (the message says what), hung or died."""
+
+
+def describe_error(error: BaseException) -> str:
+    """Return ``error`` as one line: its type and message."""
+    return ' '.join(f'{type(error).__name__}: {error}'.split())
+
+
+def run_isolated(name: str, quick: bool, timeout: Optional[float] = None) -> list[Row]:
+    """Run benchmark ``name`` in a child interpreter of its own; return its rows.
+
+    The child shares this process's stdout, stderr and environment (the ROS domain).
+
+    Raises:
+        BenchmarkFailed: the benchmark raised, hung past ``timeout`` seconds (default
+            ``MODULE_TIMEOUT``; it is ended, with every process it started) or died.
+    """
+    timeout = MODULE_TIMEOUT if timeout is None else timeout
+    with tempfile.TemporaryDirectory(prefix='bt_bench_') as directory:
+        result = os.path.join(directory, 'rows.json')
+        argv = [sys.executable, os.path.abspath(__file__), CHILD, name, result]
+        child = subprocess.Popen(argv + (['--quick'] if quick else []),
+                                 stdin=subprocess.DEVNULL)
+        try:
+            child.wait(timeout)
+        except subprocess.TimeoutExpired:
+            print(f'  {name} hung: no result after {timeout:.0f} s (a deadlock in C code? '
+                  f'`py-spy dump --native --pid {child.pid}` shows where); ending it',
+                  file=sys.stderr, flush=True)
+            end_process_tree(child)
+            raise BenchmarkFailed(f'hung: no result after {timeout:.0f} s; ended, with '
+                                  'the processes it started') from None
+        except BaseException:  # Ctrl-C, SIGTERM: the child stops what it started first
+            interrupt_child(child)
+            raise
+        try:
+            with open(result, encoding='utf-8') as stream:
+                data = json.load(stream)
+        except (OSError, ValueError):
+            raise BenchmarkFailed(f'its process exited with status {child.returncode} '
+                                  'and no result') from None
+    if 'error' in data:
+        raise BenchmarkFailed(data['error'])
+    return [tuple(row) for row in data['rows']]
+
+
+def child_main(argv: list[str]) -> int:
+    """``run.py --child NAME RESULT [--quick]``: run one benchmark, write its rows as JSON.
+
+    RESULT gets ``{"rows": [...]}`` or ``{"error": "Type: message"}`` (the traceback goes
+    to stderr); nothing if the child is interrupted.
+    """
+    name, result = argv[0], argv[1]
+    ros_environment()
+    try:
+        data, status = {'rows': run_benchmark(name, '--quick' in argv)}, 0
+    except Exception as error:  # noqa: B902 - reported to the parent, which goes on
+        traceback.print_exc(file=sys.stderr)
+        data, status = {'error': describe_error(error)}, 1
+    with open(result, 'w', encoding='utf-8') as stream:
+        json.dump(data, stream)
+    return status
+
+
+def descendants(pid: int) -> list[int]:
+    """Return every live process below ``pid`` (children first), read from ``/proc``.
+
+    The benchmarks start their processes in sessions of their own, so a process group
+    does not reach them; their parent links do, while the parent lives.
+    """
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/stat', encoding='utf-8') as stream:
+                stat = stream.read()
+        except OSError:  # gone meanwhile
+            continue
+        parent = int(stat.rpartition(')')[2].split()[1])
+        children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        below = children.get(todo.pop(0), [])
+        found.extend(below)
+        todo.extend(below)
+    return found
+
+
+def end_process_tree(child: subprocess.Popen, grace: float = 10.0) -> None:
+    """End a hung child and everything it started.
+
+    The processes below it get SIGTERM, then SIGKILL if they did not stop within
+    ``grace`` seconds; the child gets SIGKILL at once: hung in C code, its own signal
+    handlers never run.
+    """
+    below = descendants(child.pid)
+    for pid in below:
+        _signal(pid, signal.SIGTERM)
+    child.kill()
+    child.wait()
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and any(_alive(pid) for pid in below):
+        time.sleep(0.1)
+    for pid in below:
+        _signal(pid, signal.SIGKILL)
+
+
+def interrupt_child(child: subprocess.Popen, grace: float = 60.0) -> None:
+    """Let an interrupted child stop its processes, within ``grace`` seconds.
+
+    A Ctrl-C in a terminal reached it already; otherwise (SIGTERM to this process) it
+    gets SIGINT.
+    """
+    try:
+        child.wait(2.0)
+        return
+    except subprocess.TimeoutExpired:
+        child.send_signal(signal.SIGINT)
+    try:
+        child.wait(grace)
+    except subprocess.TimeoutExpired:
+        end_process_tree(child)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f'signal {signum}')
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except OSError:  # gone already
+        pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f'/proc/{pid}/stat', encoding='utf-8') as stream:
+            return stream.read().rpartition(')')[2].split()[0] != 'Z'
+    except OSError:
+        return False
+
+
 def failed_row(name: str, error: BaseException) -> Row:
     """Return the row that stands for benchmark ``name`` when it raised ``error``.
 
     The suite goes on with the other benchmarks and runs (an hour of ``--runs 3`` is not
     lost to one start-up that timed out), and exits with status 1.
     """
-    message = ' '.join(f'{type(error).__name__}: {error}'.split()).replace('|', '/')
+    message = (str(error) if isinstance(error, BenchmarkFailed)
+               else describe_error(error)).replace('|', '/')
     return (f'{name}: FAILED', message[:200], '', '')
 
 
@@ -220,6 +379,11 @@ def parse_runs(argv: list[str]) -> tuple[Optional[int], list[str]]:
 
 def main(argv: list[str]) -> int:
     """Run the named benchmarks (default: all), ``--runs`` times, and print the tables."""
+    if argv[:1] == [CHILD]:
+        return child_main(argv[1:])
+    # SIGTERM (``timeout``, a cancelled job) unwinds like Ctrl-C: the running child is
+    # told to stop the processes it started instead of being left running on its own
+    signal.signal(signal.SIGTERM, _terminated)
     runs, argv = parse_runs(argv)
     quick = '--quick' in argv
     markdown = '--markdown' in argv
@@ -249,10 +413,11 @@ def main(argv: list[str]) -> int:
                   file=sys.stderr, flush=True)
             start = time.monotonic()
             try:
-                rows.extend(run_benchmark(name, quick))
+                rows.extend(run_isolated(name, quick))
             except Exception as error:  # noqa: B902 - one failure must not lose the others
                 failures += 1
-                traceback.print_exc(file=sys.stderr)
+                if not isinstance(error, BenchmarkFailed):  # the child printed its own
+                    traceback.print_exc(file=sys.stderr)
                 rows.append(failed_row(name, error))
                 print(f'  {name} FAILED after {time.monotonic() - start:.0f} s; going on',
                       file=sys.stderr, flush=True)

@@ -9,8 +9,10 @@ are matched across runs (repeated metrics, rows only some runs reached) and what
 
 import os
 import pathlib
+import signal
 import subprocess
 import sys
+import time
 
 BENCH = pathlib.Path(__file__).resolve().parents[1] / 'bench'
 sys.path.insert(0, str(BENCH))
@@ -142,3 +144,88 @@ def test_a_benchmark_that_fails_is_a_row_and_the_suite_goes_on(tmp_path):
     assert failed[1] == failed[2] == 'TimeoutError: timed out after 60 s waiting for / a reactor'
     assert any(row[0] == 'load+build 1000-node flat tree' and row[2] != '-'
                for row in rows_of(side.strip()))
+
+
+def fake_benchmark(directory: pathlib.Path, name: str, body: str) -> None:
+    """Make ``name`` a module whose ``run`` executes ``body``.
+
+    In every Python started with ``PYTHONPATH=directory``: the benchmark children of run.py.
+    """
+    (directory / 'sitecustomize.py').write_text(
+        'import sys, types\n'
+        f'module = types.ModuleType({name!r})\n'
+        'def run(quick=False):\n'
+        + ''.join(f'    {line}\n' for line in body.strip().split('\n')) +
+        'module.run = run\n'
+        f'sys.modules[{name!r}] = module\n')
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        return pathlib.Path(f'/proc/{pid}/stat').read_text().rpartition(')')[2].split()[0] != 'Z'
+    except OSError:
+        return False
+
+
+def wait_for_file(path: pathlib.Path, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    while not path.exists() or not path.read_text().endswith('\n'):
+        assert time.monotonic() < deadline, f'{path} was not written within {timeout} s'
+        time.sleep(0.05)
+    return path.read_text()
+
+
+def test_a_benchmark_hung_in_c_code_is_ended_with_what_it_started(tmp_path, monkeypatch):
+    # as in the Fast DDS deadlock: the module's main thread blocks in C code holding the
+    # GIL (no signal handler of its own can run), a process it started in its own session
+    pids = tmp_path / 'pids'
+    fake_benchmark(tmp_path, 'bench_idle', f"""
+import ctypes, os, subprocess
+sleeper = subprocess.Popen(['sleep', '600'], start_new_session=True)
+open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{sleeper.pid}}\\n')
+ctypes.PyDLL(None).sleep(600)
+""")
+    monkeypatch.setenv('PYTHONPATH', str(tmp_path))
+    failure = None
+    try:
+        run.run_isolated('bench_idle', quick=True, timeout=5.0)
+    except run.BenchmarkFailed as error:
+        failure = error
+    assert failure is not None, 'a hung benchmark returned rows'
+    assert 'hung: no result after 5 s' in str(failure)
+    child, sleeper = (int(pid) for pid in wait_for_file(pids, 1.0).split())
+    assert not process_alive(child), 'the hung benchmark process is still running'
+    assert not process_alive(sleeper), 'a process the hung benchmark started is still running'
+    assert run.failed_row('bench_idle', failure)[1].startswith('hung: no result')
+
+
+def test_a_benchmark_that_exits_without_a_result_is_a_failure(tmp_path, monkeypatch):
+    fake_benchmark(tmp_path, 'bench_idle', 'import os\nos._exit(3)')
+    monkeypatch.setenv('PYTHONPATH', str(tmp_path))
+    try:
+        run.run_isolated('bench_idle', quick=True, timeout=60.0)
+    except run.BenchmarkFailed as error:
+        assert str(error) == 'its process exited with status 3 and no result'
+    else:
+        raise AssertionError('a benchmark that died returned rows')
+
+
+def test_sigterm_to_the_suite_stops_the_running_benchmark(tmp_path):
+    pids = tmp_path / 'pids'
+    fake_benchmark(tmp_path, 'bench_idle', f"""
+import os, time
+open({str(pids)!r}, 'w').write(f'{{os.getpid()}}\\n')
+time.sleep(600)
+""")
+    suite = subprocess.Popen([sys.executable, str(BENCH / 'run.py'), 'bench_idle'],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    try:
+        child = int(wait_for_file(pids))
+        suite.send_signal(signal.SIGTERM)
+        _, stderr = suite.communicate(timeout=60)
+    finally:
+        if suite.poll() is None:
+            suite.kill()
+    assert suite.returncode != 0
+    assert not process_alive(child), f'the benchmark process outlived the suite:\n{stderr}'
