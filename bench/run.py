@@ -170,7 +170,7 @@ def end_process_tree(child: subprocess.Popen, grace: float = 10.0) -> None:
     child.kill()
     child.wait()
     deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and any(_alive(pid) for pid in below):
+    while time.monotonic() < deadline and any(alive(pid) for pid in below):
         time.sleep(0.1)
     for pid in below:
         _signal(pid, signal.SIGKILL)
@@ -204,7 +204,8 @@ def _signal(pid: int, signum: int) -> None:
         pass
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Return whether process ``pid`` runs (not gone, not a zombie)."""
     try:
         with open(f'/proc/{pid}/stat', encoding='utf-8') as stream:
             return stream.read().rpartition(')')[2].split()[0] != 'Z'

@@ -160,13 +160,6 @@ def fake_benchmark(directory: pathlib.Path, name: str, body: str) -> None:
         f'sys.modules[{name!r}] = module\n')
 
 
-def process_alive(pid: int) -> bool:
-    try:
-        return pathlib.Path(f'/proc/{pid}/stat').read_text().rpartition(')')[2].split()[0] != 'Z'
-    except OSError:
-        return False
-
-
 def wait_for_file(path: pathlib.Path, timeout: float = 30.0) -> str:
     deadline = time.monotonic() + timeout
     while not path.exists() or not path.read_text().endswith('\n'):
@@ -194,8 +187,8 @@ ctypes.PyDLL(None).sleep(600)
     assert failure is not None, 'a hung benchmark returned rows'
     assert 'hung: no result after 5 s' in str(failure)
     child, sleeper = (int(pid) for pid in wait_for_file(pids, 1.0).split())
-    assert not process_alive(child), 'the hung benchmark process is still running'
-    assert not process_alive(sleeper), 'a process the hung benchmark started is still running'
+    assert not run.alive(child), 'the hung benchmark process is still running'
+    assert not run.alive(sleeper), 'a process the hung benchmark started is still running'
     assert run.failed_row('bench_idle', failure)[1].startswith('hung: no result')
 
 
@@ -228,4 +221,4 @@ time.sleep(600)
         if suite.poll() is None:
             suite.kill()
     assert suite.returncode != 0
-    assert not process_alive(child), f'the benchmark process outlived the suite:\n{stderr}'
+    assert not run.alive(child), f'the benchmark process outlived the suite:\n{stderr}'
