@@ -124,6 +124,8 @@ def child_main(argv: list[str]) -> int:
     ros_environment()
     try:
         data, status = {'rows': run_benchmark(name, '--quick' in argv)}, 0
+    except KeyboardInterrupt:  # the suite was stopped; the benchmark cleaned up on the way
+        return 130
     except Exception as error:  # noqa: B902 - reported to the parent, which goes on
         traceback.print_exc(file=sys.stderr)
         data, status = {'error': describe_error(error)}, 1
@@ -415,6 +417,10 @@ def main(argv: list[str]) -> int:
             start = time.monotonic()
             try:
                 rows.extend(run_isolated(name, quick))
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the child has stopped its processes
+                print(f'bench: interrupted during {name}; no table', file=sys.stderr,
+                      flush=True)
+                return 130
             except Exception as error:  # noqa: B902 - one failure must not lose the others
                 failures += 1
                 if not isinstance(error, BenchmarkFailed):  # the child printed its own
