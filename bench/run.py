@@ -121,6 +121,10 @@ def child_main(argv: list[str]) -> int:
     to stderr); nothing if the child is interrupted.
     """
     name, result = argv[0], argv[1]
+    # a suite started in the background (``make bench &``, ``nohup``) hands its children
+    # SIGINT ignored: the suite's interrupt_child() must still reach this one
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _terminated)
     ros_environment()
     try:
         data, status = {'rows': run_benchmark(name, '--quick' in argv)}, 0
