@@ -94,6 +94,14 @@ class StateCollector(Collector):
                 self.messages.append(self.state.snapshot)
             self._changed.notify_all()
 
+    def wait_for_raw(self, predicate: Callable[[dict[str, Any]], bool], message: str,
+                     timeout: float = TIMEOUT) -> dict[str, Any]:
+        """Wait for a received message (snapshot or delta, as sent) that ``predicate`` takes."""
+        return wait_on(self._changed,
+                       lambda: next((m for m in self.raw if predicate(m)), None), timeout,
+                       lambda: f'timed out after {timeout}s waiting for {message}; got '
+                               f'{len(self.raw)} snapshots and deltas')
+
 
 def states(ros_node: Any, ex: Host) -> StateCollector:
     return StateCollector(ros_node, ex.topic)
@@ -201,7 +209,9 @@ def test_deltas_reproduce_every_full_snapshot(host, tmp_path, ros_node):
         ex.executive.tick_once()
     last = ex.executive.snapshots.full()['seq']
     full.wait_for(lambda m: m['seq'] == last, 'the last full snapshot')
-    rebuilt.wait_for(lambda m: m['seq'] == last, 'the last delta')
+    # the full snapshots also bring the rebuilt state to ``last``: wait for the delta itself
+    rebuilt.wait_for_raw(lambda m: m['schema'] == 'bt_executive/delta/1' and m['seq'] == last,
+                         'the last delta')
     by_seq = {m['seq']: m for m in full.messages}
     from bt_executive.observe.delta import apply_delta
     state = by_seq[1]
