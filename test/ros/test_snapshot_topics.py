@@ -45,10 +45,16 @@ class Collector:
 
     def wait_for(self, predicate: Callable[[dict[str, Any]], bool], message: str,
                  timeout: float = TIMEOUT) -> dict[str, Any]:
+        return self._wait_in(self.messages, predicate, message, timeout)
+
+    def _wait_in(self, received: list[dict[str, Any]],
+                 predicate: Callable[[dict[str, Any]], bool], message: str,
+                 timeout: float) -> dict[str, Any]:
+        """Wait until ``received`` (a list the callbacks fill) holds one ``predicate`` takes."""
         return wait_on(self._changed,
-                       lambda: next((m for m in self.messages if predicate(m)), None), timeout,
+                       lambda: next((m for m in received if predicate(m)), None), timeout,
                        lambda: f'timed out after {timeout}s waiting for {message} on '
-                               f'{self.topic}; got {len(self.messages)} messages')
+                               f'{self.topic}; got {len(received)} messages')
 
     def seqs(self) -> list[int]:
         with self._changed:
@@ -97,10 +103,7 @@ class StateCollector(Collector):
     def wait_for_raw(self, predicate: Callable[[dict[str, Any]], bool], message: str,
                      timeout: float = TIMEOUT) -> dict[str, Any]:
         """Wait for a received message (snapshot or delta, as sent) that ``predicate`` takes."""
-        return wait_on(self._changed,
-                       lambda: next((m for m in self.raw if predicate(m)), None), timeout,
-                       lambda: f'timed out after {timeout}s waiting for {message}; got '
-                               f'{len(self.raw)} snapshots and deltas')
+        return self._wait_in(self.raw, predicate, message, timeout)
 
 
 def states(ros_node: Any, ex: Host) -> StateCollector:
