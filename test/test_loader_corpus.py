@@ -162,9 +162,9 @@ INVALID_CASES = {
         'letters, digits or underscores)',
     ],
     '40_explicit_unknown_key.yaml': [
+        '40_explicit_unknown_key.yaml:3:11: Main/Sequence: Sequence takes at least 1 child, got 0',
         "40_explicit_unknown_key.yaml:4:5: Main: unknown key 'childs' in explicit node (did you "
         "mean 'child'?) (expected: type, name, params, children, child)",
-        '40_explicit_unknown_key.yaml:3:11: Main/Sequence: Sequence takes at least 1 child, got 0',
     ],
     '41_interface_type.yaml': [
         "41_interface_type.yaml:3:37: Main/Publish: parameter 'type': expected a ROS interface "
@@ -235,6 +235,23 @@ INVALID_CASES = {
         "57_subtree_arg_type.yaml:10:19: Start/Subtree/Retrying/Retry: parameter 'attempts': "
         'expected an integer, got a string (argument from the call at '
         '57_subtree_arg_type.yaml:5:5)',
+    ],
+    '58_errors_beside_calls.yaml': [
+        "58_errors_beside_calls.yaml:6:25: Main/Sequence/Wait: parameter 'seconds': expected a "
+        'value >= 0, got -1',
+        "58_errors_beside_calls.yaml:7:18: Main/Sequence/Subtree: unknown tree 'Missing' "
+        '(trees: Broken, Main, Odd, Other)',
+        "58_errors_beside_calls.yaml:8:39: Main/Sequence/Subtree#2: tree 'Other' has no "
+        "parameter 'remap' (parameters: none)",
+        "58_errors_beside_calls.yaml:14:5: Broken/Nope: unknown node type 'Nope' (run "
+        "'bt-executive nodes' for the catalogue)",
+        "58_errors_beside_calls.yaml:16:24: Odd: tree parameter 'Bad' must be a lowercase "
+        'identifier',
+    ],
+    '59_include_missing_and_call.yaml': [
+        "59_include_missing_and_call.yaml:2:11: included file 'not_there.yaml' not found",
+        "59_include_missing_and_call.yaml:6:25: Main/Sequence/Wait: parameter 'seconds': "
+        'expected a value >= 0, got -1',
     ],
 }
 

@@ -3,14 +3,16 @@
 """Whole-document checks of a loaded tree file: subtree calls, their arguments, recursion.
 
 The :class:`~bt_executive.core.loader.Loader` runs these once every file of a document
-has loaded without errors, since only then are all trees known. Problems are handed to a
+has been read: all of them when it loaded without errors, else those that do not involve
+a tree that failed to load (none when a file or a ``trees`` section could not be read,
+since then which trees exist is not known). Problems are handed to a
 ``report(loc, message, path)`` callback, so they join the loader's other diagnostics.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Collection, Optional
 
 from bt_executive.core.errors import excerpt, SourceLocation
 from bt_executive.core.registry import Category, hint, Registry
@@ -21,7 +23,8 @@ Report = Callable[..., None]
 
 
 def check_document(document: Document, registry: Registry, report: Report,
-                   main_loc: Optional[SourceLocation] = None) -> None:
+                   main_loc: Optional[SourceLocation] = None, *,
+                   failed: Optional[Collection[str]] = None) -> None:
     """Check main and subtree references, subtree arguments and recursion.
 
     The document must define trees; ``main`` and every statically named subtree call must
@@ -33,15 +36,22 @@ def check_document(document: Document, registry: Registry, report: Report,
         registry: the node types the document was loaded with.
         report: called as ``report(loc, message[, path])`` for each problem.
         main_loc: where ``main`` was set; defaults to the document's file.
+        failed: for a document that has errors already (then ``no trees defined`` is not
+            one more): the trees that are defined but did not load whole, whose calls are
+            not checked. The loader passes these so that one run reports every problem.
     """
     if not document.trees:
-        report(SourceLocation(document.path), 'no trees defined')
+        if failed is None:
+            report(SourceLocation(document.path), 'no trees defined')
         return
-    if document.main is not None and document.main not in document.trees:
+    failed = failed or ()
+    defined = list(document.trees) + [name for name in failed if name not in document.trees]
+    if document.main is not None and document.main not in document.trees \
+            and document.main not in failed:
         report(main_loc if main_loc is not None else SourceLocation(document.path),
                f"main tree '{excerpt(document.main)}' is not defined"
-               f'{hint(document.main, list(document.trees))} '
-               f"(trees: {', '.join(sorted(document.trees))})")
+               f'{hint(document.main, defined)} '
+               f"(trees: {', '.join(sorted(defined))})")
     calls: dict[str, list[tuple[str, NodeSpec]]] = {}
     for tree in document.trees.values():
         for name, default in tree.params.items():
@@ -51,13 +61,13 @@ def check_document(document: Document, registry: Registry, report: Report,
             if registry.require(node.type).category is not Category.SUBTREE:
                 continue
             target = node.params.get('tree')
-            if target is None or not target.is_static:
+            if target is None or not target.is_static or target.data in failed:
                 continue
             called = document.trees.get(target.data)
             if called is None:
                 report(target.loc, f"unknown tree '{excerpt(str(target.data))}'"
-                       f'{hint(str(target.data), list(document.trees))} '
-                       f"(trees: {', '.join(sorted(document.trees))})", node.path)
+                       f'{hint(str(target.data), defined)} '
+                       f"(trees: {', '.join(sorted(defined))})", node.path)
                 continue
             calls.setdefault(tree.name, []).append((called.name, node))
             _check_arguments(node, called, registry, report)

@@ -110,18 +110,28 @@ class Loader:
         """
         self.errors = []
         self._node_count = 0
+        self._declared_trees: set[str] = set()
+        self._partial_trees: set[str] = set()
+        self._trees_lost = False
         document = Document(path=path, trees={})
         try:
             read(document)
             if not self.errors:
                 check_document(document, self.registry, self._error,
                                getattr(self, '_main_loc', None))
+            elif not self._trees_lost:
+                # every tree was seen, some did not load: check the calls that can be
+                # checked, so one run reports every error (calls to those trees skipped)
+                check_document(document, self.registry, self._error,
+                               getattr(self, '_main_loc', None),
+                               failed=(self._declared_trees - set(document.trees))
+                               | self._partial_trees)
             if not self.errors:
                 document.warnings = check_reads(document, self.registry)
         except TreeError as error:
             self.errors.extend(error.diagnostics)
         if self.errors:
-            raise TreeError(_unique(self.errors))
+            raise TreeError(_in_file_order(_unique(self.errors), document.files))
         return document
 
     # ---- files and sections ---------------------------------------------------------
@@ -134,6 +144,7 @@ class Loader:
         real = os.path.realpath(path)
         if real in stack:
             cycle = ' -> '.join(os.path.basename(p) for p in stack[stack.index(real):])
+            self._trees_lost = True
             self._error(include_loc or SourceLocation(path),
                         f'include cycle: {cycle} -> {os.path.basename(real)}')
             return
@@ -143,6 +154,7 @@ class Loader:
         try:
             root = yaml_source.load_file(path)
         except TreeError as error:
+            self._trees_lost = True
             self.errors.extend(error.diagnostics)
         else:
             self._load_root(root, path, document, stack=stack + [real],
@@ -170,6 +182,7 @@ class Loader:
             self._error(SourceLocation(file), "file is empty, expected a mapping with 'trees'")
             return
         if not isinstance(root, YMap):
+            self._trees_lost = True
             self._error(root.loc, f"expected a mapping with 'trees' at the top level, "
                         f'got {root.kind}')
             return
@@ -184,8 +197,13 @@ class Loader:
                 self._main_loc = main.loc
         include = root.get('include')
         if include is not None:
-            for item in self._string_list(include, 'include'):
+            listed = len(self.errors)
+            items = self._string_list(include, 'include')
+            if len(self.errors) > listed:  # a file not named right: its trees are unknown
+                self._trees_lost = True
+            for item in items:
                 if not item.value or '\0' in item.value:
+                    self._trees_lost = True
                     self._error(item.loc, f"include '{excerpt(item.value)}': not a file name")
                     continue
                 target = item.value if base_dir in ('', '.') or os.path.isabs(item.value) \
@@ -201,6 +219,7 @@ class Loader:
                 self._error(root.loc, "no 'trees' section: expected a mapping of tree "
                             'names to trees')
         elif not isinstance(trees, YMap):
+            self._trees_lost = True
             self._error(trees.loc, f"'trees' must map tree names to trees, got {trees.kind}")
         else:
             for key, value in trees.entries:
@@ -260,6 +279,7 @@ class Loader:
 
     def _load_tree(self, key: YScalar, node: YNode, document: Document) -> None:
         name = key.value
+        self._declared_trees.add(name)  # even when it does not load (see _load_document)
         if not _IDENTIFIER.match(name):
             self._error(key.loc, f"tree name '{excerpt(name)}' must be an identifier "
                         '(a letter, then letters, digits or underscores)')
@@ -271,6 +291,7 @@ class Loader:
             return
         params: dict[str, Optional[Value]] = {}
         doc = ''
+        before = len(self.errors)
         root_node: Optional[YNode] = node
         if isinstance(node, YMap) and 'root' in node.keys():
             self._check_keys(node, TREE_KEYS, 'key', f" in tree '{excerpt(name)}'", name)
@@ -288,6 +309,8 @@ class Loader:
             self._error(node.loc, f"tree '{excerpt(name)}' has no root node", name)
             return
         self._tree_param_names = set(params)
+        if len(self.errors) > before:  # its parameters, as loaded, may lack some
+            self._partial_trees.add(name)
         root = self._node(root_node, name, siblings={})
         self._tree_param_names = set()
         if root is not None:
@@ -643,6 +666,13 @@ def _short_form_help(node_type: NodeType) -> str:
     if node_type.category is Category.DECORATOR:
         return 'a mapping with its child node (and parameters)'
     return 'a mapping of parameters'
+
+
+def _in_file_order(diagnostics: list[Diagnostic], files: list[str]) -> list[Diagnostic]:
+    """Sort problems by file (main file first, then includes as read), line, column."""
+    rank = {file: index for index, file in enumerate(files)}
+    return sorted(diagnostics, key=lambda d: (rank.get(d.location.file, len(rank)),
+                                              d.location.line, d.location.column))
 
 
 def _unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
