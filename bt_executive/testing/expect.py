@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bt_executive.core.errors import Diagnostic, TreeError
+from bt_executive.core.errors import Diagnostic
 from bt_executive.observe.snapshot import active_path, failure_chain
 from bt_executive.ros import interfaces
 from bt_executive.testing.peers import field, subset
@@ -90,19 +90,30 @@ class Checker:
                                                'of the path'))
         return problems
 
-    def published_types(self) -> dict[str, type]:
-        """Return topic -> message class for the ``published`` expectations (from the graph)."""
+    def published_types(self, problems: list[Diagnostic]) -> dict[str, type]:
+        """Return topic -> message class for the ``published`` expectations (from the graph).
+
+        Adds to ``problems`` each topic nothing publishes and each key of ``fields`` that
+        names no field of the topic's type.
+        """
         node = self.run.executive
         types: dict[str, type] = {}
         for item in self.scenario.expectations:
-            if item.kind != 'published' or item.name in types:
+            if item.kind != 'published':
                 continue
-            topic = node.resolve_topic_name(item.name)
-            infos = node.get_publishers_info_by_topic(topic)
-            if not infos:
-                raise _problem(item, f"published: nothing publishes '{topic}' (the tree's "
-                               'publishers exist once it is loaded)')
-            types[item.name] = interfaces.resolve(infos[0].topic_type, kind='msg')
+            if item.name not in types:
+                topic = node.resolve_topic_name(item.name)
+                infos = node.get_publishers_info_by_topic(topic)
+                if not infos:
+                    problems.append(Diagnostic(
+                        item.loc, f"published: nothing publishes '{topic}' (the tree's "
+                        'publishers exist once it is loaded)'))
+                    continue
+                types[item.name] = interfaces.resolve(infos[0].topic_type, kind='msg')
+            if item.fields:
+                problems += [Diagnostic(item.loc, str(problem)) for problem in
+                             interfaces.check_field_paths(types[item.name], item.fields,
+                                                          path='fields')]
         return types
 
     def times(self) -> set[int]:
@@ -297,10 +308,6 @@ def _blackboard(key: str) -> Any:
         return value
     found, inner = field(_plain(value), rest)
     return inner if found else _MISSING
-
-
-def _problem(item: Expectation, text: str) -> Exception:
-    return TreeError([Diagnostic(item.loc, text)])
 
 
 __all__ = ['Checker']

@@ -263,10 +263,11 @@ class _Run:
             py_trees.blackboard.Blackboard.set('/' + key.lstrip('/'), value)
         self.checker = expect.Checker(self.scenario, tree, self)
         problems = self.checker.resolve()
-        for name, msg_class in self.checker.published_types().items():
+        for name, msg_class in self.checker.published_types(problems).items():
             self.recorders[name] = Recorder(self.peer_node, name, msg_class, self.schedule)
         if problems:
-            raise TreeError(problems)
+            raise TreeError(sorted(problems, key=lambda p: (p.location.line,
+                                                            p.location.column)))
         self._order = {ident: index for index, (_, ident, _, _)
                        in enumerate(tree.runner.tracker.order)}
         tree.runner.add_observer(self)

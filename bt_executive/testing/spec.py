@@ -71,6 +71,8 @@ class Peer:
         every: a publisher repeats its latest message this often (ns), None: once
         qos: a publisher's QoS name
         options: topic action topics (status_topic, cancel_topic, stamp_field)
+        sent_class: the class of what the tree sends it (goal, request, goal message),
+            None for a publisher or a type that did not resolve
     """
 
     kind: str
@@ -84,6 +86,7 @@ class Peer:
     every: Optional[int] = None
     qos: str = 'reliable'
     options: dict[str, str] = dataclasses.field(default_factory=dict)
+    sent_class: Optional[type] = None
 
 
 @dataclasses.dataclass
@@ -206,6 +209,14 @@ class _Reader:
         if msg_class is None or node is None:
             return
         for problem in interfaces.check_fields(msg_class, data, path=what):
+            self.error(node, str(problem))
+
+    def check_paths(self, node: Optional[YNode], msg_class: Optional[type], what: str,
+                    data: dict[str, Any]) -> None:
+        """Report each key of a pattern (``fields``, ``match``) that names no field."""
+        if msg_class is None or not isinstance(node, YMap):
+            return
+        for problem in interfaces.check_field_paths(msg_class, data, path=what):
             self.error(node, str(problem))
 
     def interface(self, node: Optional[YNode], what: str, kind: str) -> Optional[type]:
@@ -401,17 +412,19 @@ def _peer(reader: _Reader, node: YNode) -> Optional[Peer]:
     if kind == 'service':
         srv = reader.interface(node.get('type'), f'{what}: type', 'srv')
         response = interfaces.response_class(srv) if srv is not None else None
+        peer.sent_class = interfaces.request_class(srv) if srv is not None else None
         peer.scripts = _scripts(reader, node.get('calls'), f'{what}: calls', _CALL_KEYS,
-                                CALL_OUTCOMES, 'respond', response, None)
+                                CALL_OUTCOMES, 'respond', response, None, peer.sent_class)
         return peer
     if kind == 'action':
         action = reader.interface(node.get('type'), f'{what}: type', 'action')
         classes = (interfaces.result_class(action), interfaces.feedback_class(action)) \
             if action is not None else (None, None)
+        peer.sent_class = interfaces.goal_class(action) if action is not None else None
         peer.scripts = _scripts(reader, node.get('goals'), f'{what}: goals', _GOAL_KEYS,
-                                GOAL_OUTCOMES, 'succeed', *classes)
+                                GOAL_OUTCOMES, 'succeed', *classes, peer.sent_class)
         return peer
-    reader.interface(node.get('type'), f'{what}: type', 'msg')
+    peer.sent_class = reader.interface(node.get('type'), f'{what}: type', 'msg')
     peer.options = {
         'status_topic': reader.string(node.get('status_topic'), f'{what}: status_topic',
                                       _sibling(name, 'status')),
@@ -422,7 +435,7 @@ def _peer(reader: _Reader, node: YNode) -> Optional[Peer]:
     }
     peer.scripts = _scripts(reader, node.get('goals'), f'{what}: goals',
                             tuple(k for k in _GOAL_KEYS if k not in ('result', 'feedback')),
-                            GOAL_OUTCOMES, 'succeed', None, None)
+                            GOAL_OUTCOMES, 'succeed', None, None, peer.sent_class)
     return peer
 
 
@@ -460,7 +473,7 @@ def _publisher(reader: _Reader, node: YMap, peer: Peer, what: str) -> Peer:
 
 def _scripts(reader: _Reader, node: Optional[YNode], what: str, keys: tuple[str, ...],
              outcomes: tuple[str, ...], default: str, result_class: Optional[type],
-             feedback_class: Optional[type]) -> list[GoalScript]:
+             feedback_class: Optional[type], sent_class: Optional[type]) -> list[GoalScript]:
     if node is None:
         return [GoalScript(loc=SourceLocation(''), outcome=default)]
     if not isinstance(node, YSeq) or not len(node):
@@ -477,6 +490,7 @@ def _scripts(reader: _Reader, node: Optional[YNode], what: str, keys: tuple[str,
         match = entry.get('match')
         if match is not None:
             script.match = reader.fields(match, f'{what}: match')
+            reader.check_paths(match, sent_class, 'match', script.match)
         key = 'response' if 'response' in keys else 'result'
         script.result = reader.fields(entry.get(key), f'{what}: {key}')
         reader.check_message(entry.get(key), result_class, key, script.result)
@@ -555,8 +569,9 @@ def _expectation(reader: _Reader, node: YNode, peers: list[Peer],
         return expectation
     expectation.name = reader.string(body, kind)
     wanted = {'goal': ('action', 'topic_action'), 'call': ('service',)}.get(kind)
-    if wanted is not None and not any(p.kind in wanted and p.name == expectation.name
-                                      for p in peers):
+    named = [p for p in peers if wanted is not None and p.kind in wanted
+             and p.name == expectation.name]
+    if wanted is not None and not named:
         names = tuple(p.name for p in peers if p.kind in wanted)
         reader.error(body, f"{kind}: no {' or '.join(wanted)} peer '{expectation.name}'"
                      f'{_suggest(expectation.name, names)}; declared: '
@@ -571,6 +586,9 @@ def _expectation(reader: _Reader, node: YNode, peers: list[Peer],
             expectation.index = value
     if node.get('fields') is not None:
         expectation.fields = reader.fields(node.get('fields'), 'fields')
+        if named:  # published: checked once the tree's publishers exist (Checker)
+            reader.check_paths(node.get('fields'), named[0].sent_class, 'fields',
+                               expectation.fields)
     cancelled = node.get('cancelled')
     if cancelled is not None:
         if not isinstance(cancelled, YScalar) or not isinstance(cancelled.value, bool):

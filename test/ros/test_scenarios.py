@@ -194,6 +194,19 @@ scenarios:
      "field fields.dta: unknown field 'dta'"),
     ('tree: tree.yaml\nscenarios: {a: {duration: 5, expect: [{goal: nav, count: 1}]}}',
      "goal: no action or topic_action peer 'nav'"),
+    # the names in a pattern a goal, call or message is matched against are fields
+    ('tree: tree.yaml\nscenarios: {a: {duration: 5, peers: [{action: fib, type: '
+     'test_msgs/action/Fibonacci}], expect: [{goal: fib, fields: {ordr: 3}}]}}',
+     "field fields.ordr: unknown field 'ordr' for test_msgs/action/Fibonacci_Goal (did you "
+     "mean 'order'?)"),
+    ('tree: tree.yaml\nscenarios: {a: {duration: 5, peers: [{service: s, type: '
+     'std_srvs/srv/SetBool, calls: [{match: {data.x: 1}}]}]}}',
+     "field match.data.x: a bool has no field 'x'"),
+    ('tree: tree.yaml\nscenarios: {a: {duration: 5, peers: [{topic_action: nav/goal, type: '
+     'geometry_msgs/msg/PoseStamped}], expect: [{goal: nav/goal, fields: {pose: {positon: '
+     '{x: 1}}}}]}}',
+     "field fields.pose.positon: unknown field 'positon' for geometry_msgs/msg/Pose (did you "
+     "mean 'position'?)"),
     ('tree: tree.yaml\nscenarios: {a: {duration: -1}}',
      'duration: expected a number of seconds above 0'),
 ])
@@ -213,6 +226,26 @@ def test_a_status_expectation_naming_no_node_is_located(tmp_path):
     (scenario,) = load_scenarios(path)
     result = run_scenario(scenario)
     assert f"{path}:6:26: status: no node 'hodl' in the tree 'T'" in str(result.error)
+
+
+def test_every_problem_found_once_the_tree_is_loaded_is_reported_together(tmp_path):
+    _write(tmp_path / 'tree.yaml', 'main: T\ntrees: {T: {Sequence: [{Running hold: {}}, '
+           '{Publish done: {topic: done, type: std_msgs/msg/Bool, fields: {data: true}}}]}}\n')
+    path = _write(tmp_path / 'x.scenarios.yaml', 'tree: tree.yaml\nscenarios:\n  a:\n'
+                  '    duration: 1\n    expect:\n'
+                  '      - {published: nothere, count: 0}\n'
+                  '      - {at: 1, status: {hodl: RUNNING}}\n'
+                  '      - {published: done, fields: {dat: true}}\n'
+                  '      - {published: done, fields: {data: true}, count: 0}\n')
+    (scenario,) = load_scenarios(path)
+    result = run_scenario(scenario)
+    lines = str(result.error).splitlines()
+    assert [line.split(': ', 1)[0] for line in lines] == \
+        [f'{path}:6:9', f'{path}:7:26', f'{path}:8:9'], str(result.error)
+    assert "published: nothing publishes '/nothere'" in lines[0]
+    assert "status: no node 'hodl'" in lines[1]
+    assert "field fields.dat: unknown field 'dat' for std_msgs/msg/Bool (did you mean " \
+        "'data'?)" in lines[2]
 
 
 def _docs_blocks():

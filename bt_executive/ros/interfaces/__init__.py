@@ -8,12 +8,13 @@ Python data (the dicts, lists and scalars that YAML produces) and ROS message in
 
 The modules, from the bottom layer up: ``names`` (type strings, :func:`resolve` and the
 message parts of services and actions), ``fields`` (the field types of generated message
-classes) and ``convert`` (:func:`to_message`, :func:`check_fields`, :func:`to_dict` and
+classes) and ``convert`` (:func:`to_message`, :func:`check_fields`,
+:func:`check_field_paths`, :func:`to_dict` and
 :class:`Deferred`). Import from the package.
 """
 
 from bt_executive.ros.interfaces.convert import (
-    check_fields, Deferred, fields_of, to_dict, to_message)
+    check_field_paths, check_fields, Deferred, fields_of, to_dict, to_message)
 # Private, but the tests use it.
 from bt_executive.ros.interfaces.fields import _INT_RANGES  # noqa: F401
 from bt_executive.ros.interfaces.names import (
@@ -27,6 +28,7 @@ __all__ = [
     'InterfaceName',
     'KINDS',
     'PARTS',
+    'check_field_paths',
     'check_fields',
     'feedback_class',
     'fields_of',

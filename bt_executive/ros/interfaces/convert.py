@@ -131,6 +131,64 @@ def check_fields(msg_class: type, data: Any, *, path: str = '') -> list[Interfac
     return walker.errors
 
 
+def check_field_paths(msg_class: type, data: Mapping[str, Any], *,
+                      path: str = '') -> list[InterfaceError]:
+    """Check that the keys of a partial description of a message name its fields.
+
+    For patterns that a message is matched against (a scenario's ``fields`` and
+    ``match``): keys may be dotted paths (``pose.position.x``) and take list items by
+    index (``poses.0``); a mapping value descends into a nested message. Values are not
+    checked (a pattern may compare a whole list, or a number to a bool); only names.
+
+    Args:
+        msg_class: The generated message class the pattern is matched against.
+        data: The pattern.
+        path: Prefix for field paths in errors, e.g. ``'fields'``.
+
+    Returns:
+        One error per key that names no field, in key order.
+    """
+    _require_message_class(msg_class)
+    errors: list[InterfaceError] = []
+    for key, value in data.items():
+        where = _join(path, str(key))
+        spec: Optional[_FieldSpec] = None
+        current: Optional[type] = msg_class
+        for part in str(key).split('.'):
+            if spec is not None and spec.container:
+                if not part.isdigit():
+                    errors.append(InterfaceError(
+                        f'{spec.describe()}: expected an item index, not {part!r}',
+                        field_path=where))
+                    break
+                spec = spec.element()
+                current = resolve(spec.base, kind='msg') if spec.is_nested else None
+                continue
+            if current is None:
+                assert spec is not None
+                errors.append(InterfaceError(
+                    f'{spec.describe()} has no field {part!r}', field_path=where))
+                break
+            specs = _field_specs(current)
+            spec = specs.get(part)
+            if spec is None:
+                errors.append(InterfaceError(
+                    f'unknown field {part!r} for {type_string_of(current)}'
+                    f'{_did_you_mean(part, specs)}; valid fields: '
+                    f'{", ".join(specs) or "(none)"}', field_path=where))
+                break
+            current = resolve(spec.base, kind='msg') \
+                if spec.is_nested and not spec.container else None
+        else:
+            if isinstance(value, Mapping) and value:
+                if current is not None and spec is not None and not spec.container:
+                    errors += check_field_paths(current, value, path=where)
+                elif spec is not None and not spec.container:
+                    errors.append(InterfaceError(
+                        f'{spec.describe()}, not a mapping of fields', field_path=where))
+    return errors
+
+
 def to_dict(msg: Any) -> dict[str, Any]:
     """Turn a message into plain, JSON-friendly Python data.
 
