@@ -380,6 +380,44 @@ def test_check_leaf_reports_types_names_and_request_fields() -> None:
 
 
 @pytest.mark.ros
+def test_reads_of_the_response_and_messages_are_checked() -> None:
+    from bt_executive.core.builder import build
+    from bt_executive.core.errors import TreeError
+    from bt_executive.nodes.catalogue import default_registry
+    from bt_executive.ros.leaves import FACTORIES
+
+    registry = default_registry().with_factories(FACTORIES)
+    document_text = (
+        'trees:\n'
+        '  Main:\n'
+        '    Sequence:\n'
+        "      - Service: {type: std_srvs/srv/SetBool, service: s, success: 'response.sucess'}\n"
+        '      - TopicCondition: {type: geometry_msgs/msg/PoseArray, topic: p,\n'
+        "                         expr: 'msg.poses[0].positon.x > 1 and len(msg.poses) > 0'}\n"
+        "      - WaitForMessage: {type: std_msgs/msg/String, topic: s, expr: 'msg.data[0] == x'}\n"
+        '      - TopicAction: {goal_topic: g, goal_type: std_msgs/msg/Header,\n'
+        '                      status_type: action_msgs/msg/GoalStatus,\n'
+        '                      status_topic: st,\n'
+        "                      succeeded: 'msg.status == 4 and goal.stamp.sex'}\n")
+    document = load(document_text)
+    problems = check(document_text)
+    assert problems == [
+        ('tree.yaml:4:68', "success 'response.sucess': field response.sucess: unknown field "
+         "'sucess' for std_srvs/srv/SetBool_Response (did you mean 'success'?); valid fields: "
+         'success, message'),
+        ('tree.yaml:6:32', "expr 'msg.poses[0].positon.x > 1 and len(msg.poses) > 0': field "
+         "msg.poses.0.positon.x: unknown field 'positon' for geometry_msgs/msg/Pose (did you "
+         "mean 'position'?); valid fields: position, orientation")], problems
+    with pytest.raises(TreeError) as raised:  # TopicAction: when it is built
+        build(document, registry=registry)
+    messages = [diagnostic.message for diagnostic in raised.value.diagnostics]
+    assert any(message.startswith("cannot build TopicAction: succeeded 'msg.status == 4 and "
+                                  "goal.stamp.sex': field goal.stamp.sex: unknown field 'sex' "
+                                  'for builtin_interfaces/msg/Time') for message in messages), \
+        messages
+
+
+@pytest.mark.ros
 def test_factory_rejects_bad_types_and_goals_at_build_time() -> None:
     from bt_executive.core.builder import build
     from bt_executive.core.errors import TreeError

@@ -49,9 +49,12 @@ def test_without_a_success_test_any_response_succeeds_and_a_broken_test_fails(
     untested = env.run(service_tree(service))  # default success test: true
     untested.tick_until_status(Status.SUCCESS, ANSWER_TIMEOUT)
 
-    broken = env.run(service_tree(service, success='response.nothing'))
+    # fields are checked when the file loads (test_action_leaf.py,
+    # test_reads_of_the_response_and_messages_are_checked);
+    # what only the response can tell fails the leaf, here text divided by a number
+    broken = env.run(service_tree(service, success='response.message / 2 > 0'))
     reason = broken.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
-    assert reason.startswith('cannot evaluate the success test response.nothing: ')
+    assert reason.startswith('cannot evaluate the success test response.message / 2 > 0: ')
 
 
 @pytest.mark.ros

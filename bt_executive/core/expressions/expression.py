@@ -15,7 +15,7 @@ from bt_executive.core.expressions.limits import (
     _INT_LIMIT, _MAX_SUBSTITUTED_DEPTH, MAX_INT_DIGITS, MAX_LENGTH, MAX_NESTING,
 )
 from bt_executive.core.expressions.nodes import (
-    _Node, DictDisplay, ListDisplay, Literal, Lookup, Name,
+    _Node, DictDisplay, Field, Index, ListDisplay, Literal, Lookup, Name,
 )
 from bt_executive.core.expressions.operations import _read_field
 from bt_executive.core.expressions.parser import _Parser
@@ -114,6 +114,36 @@ class Expression:
             except Exception:  # noqa: BLE001
                 detail = ''
             raise EvaluationError(f'{type(exc).__name__}: {detail}') from exc
+
+    def field_paths(self, root: str) -> list[str]:
+        """Return the dotted field paths the expression reads below the root name ``root``.
+
+        The longest chain of each read, in reading order, an index written as ``0`` (any
+        item): ``len(msg.poses[i].header.frame_id) > 0`` reads ``poses.0.header.frame_id``
+        below ``msg``. A bare ``msg`` reads no path. For checking the reads of a message
+        against its type before it arrives.
+        """
+        paths: list[str] = []
+        pending = [self._root]
+        while pending:
+            node = pending.pop()
+            parts: list[str] = []
+            base = node
+            while isinstance(base, (Field, Index)):
+                if isinstance(base, Field):
+                    parts.append(base.name)
+                else:
+                    parts.append('0')
+                    pending.append(base.index)
+                base = base.base
+            if parts:
+                if isinstance(base, Name) and base.name == root:
+                    paths.append('.'.join(reversed(parts)))
+                else:
+                    pending.append(base)
+            else:
+                pending.extend(reversed(list(node.children())))
+        return paths
 
     def substitute(self, bindings: Mapping[str, Expression]) -> Expression:
         """Replace root names by other expressions (names not bound stay).

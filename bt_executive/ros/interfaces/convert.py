@@ -166,6 +166,8 @@ def check_field_paths(msg_class: type, data: Mapping[str, Any], *,
                 continue
             if current is None:
                 assert spec is not None
+                if part.isdigit() and spec.base in _STRING_TYPES:
+                    break  # a character of a string
                 errors.append(InterfaceError(
                     f'{spec.describe()} has no field {part!r}', field_path=where))
                 break

@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from typing import Any, Callable, Optional
 
 from bt_executive.core.builder import BuildContext, Params
-from bt_executive.core.errors import SourceLocation
+from bt_executive.core.errors import excerpt, SourceLocation
 from bt_executive.core.expressions import Expression, parse
-from bt_executive.core.spec import NodeSpec
+from bt_executive.core.spec import Dynamic, NodeSpec, Value
 from bt_executive.ros import interfaces
 from bt_executive.ros.leaves.actions import ActionLeaf
 from bt_executive.ros.leaves.backoff import backing_off
@@ -32,6 +33,42 @@ def _expression(params: Params, name: str) -> Expression:
     if expression is None:
         expression = parse(str(params[name]))
     return expression
+
+
+def _checked_expression(params: Params, name: str, roots: dict[str, type]) -> Expression:
+    """Return an expression parameter whose reads of ``roots`` name fields of their types.
+
+    ``roots`` maps the names the leaf binds (``msg``, ``response``, ``goal``) to the
+    message class each stands for.
+
+    Raises:
+        ValueError: if a read names no field (every one listed), e.g. ``response.sucess``.
+    """
+    expression = _expression(params, name)
+    problems = _read_problems(expression, roots)
+    if problems:
+        raise ValueError(f"{name} '{excerpt(expression.text)}': " + '; '.join(problems))
+    return expression
+
+
+def _read_problems(expression: Expression, roots: dict[str, type]) -> list[str]:
+    """Return one problem per read of a name in ``roots`` that is not a field path."""
+    return [str(problem) for root, msg_class in roots.items()
+            for problem in interfaces.check_field_paths(
+                msg_class, dict.fromkeys(expression.field_paths(root)), path=root)]
+
+
+def _each(*parts: Callable[[], Any]) -> list[Any]:
+    """Return what each part builds; raise one ValueError listing every part's problems."""
+    built, problems = [], []
+    for part in parts:
+        try:
+            built.append(part())
+        except ValueError as error:
+            problems.append(str(error))
+    if problems:
+        raise ValueError('; '.join(problems))
+    return built
 
 
 def _template(params: Params, name: str, msg_class: type) -> MessageTemplate:
@@ -71,8 +108,10 @@ def _action(ctx: BuildContext, name: str, params: Params,
 def _service(ctx: BuildContext, name: str, params: Params,
              children: list) -> py_trees.behaviour.Behaviour:
     service_type = interfaces.resolve(params['type'], kind='srv')
-    request = _template(params, 'request', interfaces.request_class(service_type))
-    success = _expression(params, 'success')
+    request, success = _each(
+        lambda: _template(params, 'request', interfaces.request_class(service_type)),
+        lambda: _checked_expression(
+            params, 'success', {'response': interfaces.response_class(service_type)}))
     leaf = ServiceLeaf(name, service_type=service_type, service=params['service'],
                        request=request, success=success, lookup=ctx.lookup,
                        response_key=params.get('response_key'),
@@ -84,8 +123,9 @@ def _service(ctx: BuildContext, name: str, params: Params,
 
 def _topic_condition(ctx: BuildContext, name: str, params: Params,
                      children: list) -> py_trees.behaviour.Behaviour:
-    expression = _expression(params, 'expr')
-    leaf = TopicConditionLeaf(name, msg_type=interfaces.resolve(params['type'], kind='msg'),
+    msg_type = interfaces.resolve(params['type'], kind='msg')
+    expression = _checked_expression(params, 'expr', {'msg': msg_type})
+    leaf = TopicConditionLeaf(name, msg_type=msg_type,
                               topic=params['topic'], qos=params['qos'], expression=expression,
                               lookup=ctx.lookup, max_age=float(params['max_age']))
     return _declare_reads(ctx, leaf, expression.names - {'msg'})
@@ -93,8 +133,9 @@ def _topic_condition(ctx: BuildContext, name: str, params: Params,
 
 def _wait_for_message(ctx: BuildContext, name: str, params: Params,
                       children: list) -> py_trees.behaviour.Behaviour:
-    expression = _expression(params, 'expr')
-    leaf = WaitForMessageLeaf(name, msg_type=interfaces.resolve(params['type'], kind='msg'),
+    msg_type = interfaces.resolve(params['type'], kind='msg')
+    expression = _checked_expression(params, 'expr', {'msg': msg_type})
+    leaf = WaitForMessageLeaf(name, msg_type=msg_type,
                               topic=params['topic'], qos=params['qos'],
                               expression=expression, lookup=ctx.lookup,
                               key=params.get('key'))
@@ -120,10 +161,13 @@ def _topic_action(ctx: BuildContext, name: str, params: Params,
     stamp_field = params.get('stamp_field') or None
     if stamp_field:
         _check_time_field(goal.msg_class, stamp_field)
-    expressions = [_expression(params, key) for key in ('match', 'succeeded', 'failed')]
+    status_type = interfaces.resolve(params['status_type'], kind='msg')
+    roots = {'msg': status_type, 'goal': goal.msg_class}
+    expressions = _each(*(functools.partial(_checked_expression, params, key, roots)
+                          for key in ('match', 'succeeded', 'failed')))
     leaf = TopicActionLeaf(
         name, goal=goal, goal_topic=params['goal_topic'],
-        status_type=interfaces.resolve(params['status_type'], kind='msg'),
+        status_type=status_type,
         status_topic=params['status_topic'], status_qos=params['status_qos'],
         match=_Named(expressions[0]), succeeded=_Named(expressions[1]),
         failed=_Named(expressions[2]), cancel=cancel,
@@ -161,13 +205,23 @@ _LEAF_SHAPES: dict[str, tuple[str, str, Optional[str], Callable[[type], type]]] 
 }
 
 
+#: node type -> (expression parameter, the name it binds, the class of what it binds);
+#: TopicAction's expressions are checked when it is built (its status type has a default)
+_EXPRESSION_READS: dict[str, tuple[str, str, Callable[[type], type]]] = {
+    'Service': ('success', 'response', interfaces.response_class),
+    'TopicCondition': ('expr', 'msg', lambda cls: cls),
+    'WaitForMessage': ('expr', 'msg', lambda cls: cls),
+}
+
+
 def check_leaf(spec: NodeSpec) -> list[tuple[SourceLocation, str]]:
     """Validate a ROS leaf's spec when the file loads.
 
     Checks the ROS name (server, service or topic), the interface type (its kind, and
     that it exists when its package is installed) and the literal parts of the goal,
-    request or fields mapping against the message type, with field paths; references
-    and expressions are only known at tick time and pass. When the interface package is
+    request or fields mapping against the message type, with field paths (references
+    and expressions in them are only known at tick time and pass), and the fields that a
+    ``success`` or ``expr`` test reads of the response or message. When the interface package is
     not installed nothing is reported about the type or the mapping (the caller decides
     whether that is an error).
 
@@ -197,9 +251,17 @@ def check_leaf(spec: NodeSpec) -> list[tuple[SourceLocation, str]]:
     if importlib.util.find_spec(parsed.package) is None:
         return problems
     try:
-        msg_class = part(interfaces.resolve(type_value.data, kind=kind))
+        interface = interfaces.resolve(type_value.data, kind=kind)
+        msg_class = part(interface)
     except interfaces.InterfaceError as error:
         return [*problems, (type_value.loc, str(error))]
+    read = _EXPRESSION_READS.get(spec.type)
+    test = spec.params.get(read[0]) if read is not None else None
+    if read is not None and isinstance(test, Value) and isinstance(test.data, Dynamic):
+        problems.extend((test.loc, f"{read[0]} '{excerpt(test.data.expression.text)}': "
+                                   f'{problem}')
+                        for problem in _read_problems(test.data.expression,
+                                                      {read[1]: read[2](interface)}))
     if mapping_param is None:
         return problems
     value = spec.params.get(mapping_param)
@@ -208,7 +270,7 @@ def check_leaf(spec: NodeSpec) -> list[tuple[SourceLocation, str]]:
         problems.extend((value.loc, str(error)) for error in template.check())
     if spec.type == 'TopicAction':
         problems.extend(_topic_action_problems(spec, msg_class))
-    return problems
+    return sorted(problems, key=lambda problem: (problem[0].line, problem[0].column))
 
 
 def _topic_action_problems(spec: NodeSpec, goal_class: type) -> list[tuple[SourceLocation, str]]:
