@@ -47,8 +47,14 @@ def _checked_expression(params: Params, name: str, roots: dict[str, type]) -> Ex
     expression = _expression(params, name)
     problems = _read_problems(expression, roots)
     if problems:
-        raise ValueError(f"{name} '{excerpt(expression.text)}': " + '; '.join(problems))
+        raise ValueError(f'{name} {_quoted(expression)}: ' + '; '.join(problems))
     return expression
+
+
+def _quoted(expression: Expression) -> str:
+    """Return the expression's text (shortened) in quotes it does not contain."""
+    text = excerpt(expression.text)
+    return f'"{text}"' if "'" in text else f"'{text}'"
 
 
 def _read_problems(expression: Expression, roots: dict[str, type]) -> list[str]:
@@ -258,8 +264,7 @@ def check_leaf(spec: NodeSpec) -> list[tuple[SourceLocation, str]]:
     read = _EXPRESSION_READS.get(spec.type)
     test = spec.params.get(read[0]) if read is not None else None
     if read is not None and isinstance(test, Value) and isinstance(test.data, Dynamic):
-        problems.extend((test.loc, f"{read[0]} '{excerpt(test.data.expression.text)}': "
-                                   f'{problem}')
+        problems.extend((test.loc, f'{read[0]} {_quoted(test.data.expression)}: {problem}')
                         for problem in _read_problems(test.data.expression,
                                                       {read[1]: read[2](interface)}))
     if mapping_param is None:
