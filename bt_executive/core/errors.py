@@ -53,6 +53,12 @@ def excerpt(text: str, column: Optional[int] = None, limit: int = QUOTE_LIMIT) -
     return f'{head}{printable(window)}{tail} ({len(text)} characters)'
 
 
+def quoted(text: str) -> str:
+    """Return :func:`excerpt` of ``text`` in quotes it does not contain ('...' or "...")."""
+    shown = excerpt(text)
+    return f'"{shown}"' if "'" in shown else f"'{shown}'"
+
+
 def clip(text: str, limit: int) -> str:
     """Return ``text`` as one printable line; beyond ``limit`` characters its middle goes."""
     text = printable(text)

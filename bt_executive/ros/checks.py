@@ -22,12 +22,12 @@ from __future__ import annotations
 import importlib.util
 from typing import Any, Optional
 
-from bt_executive.core.errors import Diagnostic, SourceLocation
-from bt_executive.core.registry import Factory, NodeType, ParamType, Registry
+from bt_executive.core.errors import Diagnostic, quoted, SourceLocation
+from bt_executive.core.registry import Category, Factory, NodeType, ParamType, Registry
 from bt_executive.core.spec import Document
 from bt_executive.ros import interfaces, leaves
-from bt_executive.ros.subscriptions import check_fields, parse_subscriptions, \
-    SubscriptionSpec
+from bt_executive.ros.subscriptions import _nested_class, check_fields, \
+    parse_subscriptions, SubscriptionSpec
 
 
 def check_ros(document: Document,
@@ -40,6 +40,8 @@ def check_ros(document: Document,
     specs, errors = parse_subscriptions(document.sections.get('subscriptions', []))
     for spec in specs:
         errors.extend(check_fields(spec))
+    if not errors:
+        errors.extend(check_message_reads(document, registry, specs))
     for tree in document.trees.values():
         for node in tree.root.walk():
             node_type = registry.get(node.type)
@@ -47,6 +49,61 @@ def check_ros(document: Document,
                 errors.extend(Diagnostic(loc, message, node.path)
                               for loc, message in leaves.check_leaf(node))
     return specs, errors
+
+
+def check_message_reads(document: Document, registry: Registry,
+                        specs: list[SubscriptionSpec]) -> list[Diagnostic]:
+    """Check the fields expressions read of blackboard keys a subscription feeds a message.
+
+    ``odom.pose.pose.positon.x > 1``, with ``odom`` fed the whole ``nav_msgs/Odometry``,
+    would fail on every tick; it is reported where it is written. Only keys that hold
+    that message alone are checked: not those with an initial value in ``blackboard:``,
+    written by a node, or passed to a subtree (which may write them).
+    """
+    typed: dict[str, tuple[type, SubscriptionSpec]] = {}
+    for spec in specs:
+        try:
+            msg_class = interfaces.resolve(spec.type, kind='msg')
+        except interfaces.InterfaceError:
+            continue  # not installed here (missing_packages says so)
+        for key, path in spec.targets:
+            held: Optional[type] = msg_class
+            for part in path.split('.') if path else ():
+                held = _nested_class(held, part) if held is not None else None
+            if held is not None:
+                typed[key] = (held, spec)
+    for key, value in document.blackboard.items():
+        if value.data is not None:
+            typed.pop(key, None)
+    nodes = [(tree, node) for tree in document.trees.values() for node in tree.root.walk()]
+    for _, node in nodes:
+        node_type = registry.get(node.type)
+        call = node_type is None or node_type.category is Category.SUBTREE
+        for name, value in node.params.items():
+            param = node_type.param(name) if node_type is not None else None
+            if isinstance(value.data, str) and (
+                    call or param is not None and param.type is ParamType.KEY and param.writes):
+                typed.pop(value.data.split('.')[0], None)
+            elif call:  # the called tree may write a key passed to it ($key)
+                for key in value.names():
+                    typed.pop(key, None)
+    problems = []
+    for tree, node in nodes:
+        node_type = registry.get(node.type)
+        for name, value in node.params.items():
+            param = node_type.param(name) if node_type is not None else None
+            bound = set(tree.params) | set(param.binds if param is not None else ())
+            for dynamic in value.dynamics():
+                expression = dynamic.expression
+                for key in sorted(expression.names & typed.keys() - bound):
+                    msg_class, spec = typed[key]
+                    problems.extend(Diagnostic(
+                        dynamic.loc, f'{name} {quoted(expression.text)}: {problem} '
+                        f"('{key}' holds {interfaces.type_string_of(msg_class)} from the "
+                        f"subscription to '{spec.topic}')", node.path)
+                        for problem in interfaces.check_field_paths(
+                            msg_class, dict.fromkeys(expression.field_paths(key)), path=key))
+    return problems
 
 
 def missing_packages(document: Document, registry: Registry,

@@ -55,6 +55,30 @@ trees:
     root:
       Action: {type: test_msgs/action/Fibonacci, server: fib, goal: {order: $n}}
 """,
+    'message fields read': """
+subscriptions:
+  - {topic: odom, type: nav_msgs/msg/Odometry, key: odom}
+  - {topic: battery, type: sensor_msgs/msg/BatteryState, fields: {h: header, level: percentage}}
+  - {topic: pose, type: geometry_msgs/msg/PoseStamped, key: target}
+  - {topic: goal, type: geometry_msgs/msg/PoseStamped, key: given}
+  - {topic: flag, type: std_msgs/msg/Bool, key: flag}
+  - {topic: ready, type: std_msgs/msg/Bool, key: ready}
+blackboard: {given: {x: 1}}
+trees:
+  Main:
+    Sequence:
+      - Condition: odom.pose.pose.positon.x > 1 and level > 0.2 and h.frame_id == 'map'
+      - SetBlackboard: {key: speed, value: '${odom.twist.twist.liner.x}'}
+      - Condition: h.stamp.secs > 0 and len(odom.pose.covariance) > odom.pose.covariance[3]
+      - Condition: target.x > 0 and given.x > 0
+      - SetBlackboard: {key: target, value: 1}
+      - Subtree: {tree: Check, f: $flag}
+      - Service: {type: std_srvs/srv/SetBool, service: s, request: {data: $ready.dta}}
+  Check:
+    params: {f: null}
+    root:
+      Condition: f.anything
+""",
 }
 
 
@@ -109,6 +133,34 @@ def test_the_goal_field_typo_is_named_with_its_place(tmp_path):
     assert f"{path}:4:77: Main/fib: field goal.ordr: unknown field 'ordr' for " \
         "test_msgs/action/Fibonacci_Goal (did you mean 'order'?)" in result.stderr
     assert 'ROS checks skipped' not in result.stderr
+
+
+@pytest.mark.ros
+def test_reads_of_a_message_a_subscription_feeds_are_checked(tmp_path):
+    path = tmp_path / 'tree.yaml'
+    path.write_text(BROKEN['message fields read'])
+    with pytest.raises(TreeError) as rejected:
+        _host().load(str(path))
+    found = [(d.location.line, d.message) for d in rejected.value.diagnostics]
+    # target is written by a node, given has an initial value, flag goes to a subtree:
+    # none of them is known to hold the message alone, so their reads are not checked
+    assert found == [
+        (13, 'expr "odom.pose.pose.positon.x > 1 and level > 0.2 and h.frame_id == \'map\'"'
+         ": field odom.pose.pose.positon.x: unknown field 'positon' for "
+         "geometry_msgs/msg/Pose (did you mean 'position'?); valid fields: position, "
+         "orientation ('odom' holds nav_msgs/msg/Odometry from the subscription to 'odom')"),
+        (14, "value 'odom.twist.twist.liner.x': field odom.twist.twist.liner.x: unknown "
+         "field 'liner' for geometry_msgs/msg/Twist (did you mean 'linear'?); valid "
+         "fields: linear, angular ('odom' holds nav_msgs/msg/Odometry from the subscription "
+         "to 'odom')"),
+        (15, "expr 'h.stamp.secs > 0 and len(odom.pose.covariance) > odom.pose.covariance[3]'"
+         ": field h.stamp.secs: unknown field 'secs' for builtin_interfaces/msg/Time (did "
+         "you mean 'sec'?); valid fields: sec, nanosec ('h' holds std_msgs/msg/Header from "
+         "the subscription to 'battery')"),
+        (19, "request 'ready.dta': field ready.dta: unknown field 'dta' for std_msgs/msg/Bool "
+         "(did you mean 'data'?); valid fields: data ('ready' holds std_msgs/msg/Bool from "
+         "the subscription to 'ready')"),
+    ], found
 
 
 @pytest.mark.ros

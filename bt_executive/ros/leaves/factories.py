@@ -9,7 +9,7 @@ import importlib.util
 from typing import Any, Callable, Optional
 
 from bt_executive.core.builder import BuildContext, Params
-from bt_executive.core.errors import excerpt, SourceLocation
+from bt_executive.core.errors import quoted, SourceLocation
 from bt_executive.core.expressions import Expression, parse
 from bt_executive.core.spec import Dynamic, NodeSpec, Value
 from bt_executive.ros import interfaces
@@ -47,14 +47,8 @@ def _checked_expression(params: Params, name: str, roots: dict[str, type]) -> Ex
     expression = _expression(params, name)
     problems = _read_problems(expression, roots)
     if problems:
-        raise ValueError(f'{name} {_quoted(expression)}: ' + '; '.join(problems))
+        raise ValueError(f'{name} {quoted(expression.text)}: ' + '; '.join(problems))
     return expression
-
-
-def _quoted(expression: Expression) -> str:
-    """Return the expression's text (shortened) in quotes it does not contain."""
-    text = excerpt(expression.text)
-    return f'"{text}"' if "'" in text else f"'{text}'"
 
 
 def _read_problems(expression: Expression, roots: dict[str, type]) -> list[str]:
@@ -264,7 +258,7 @@ def check_leaf(spec: NodeSpec) -> list[tuple[SourceLocation, str]]:
     read = _EXPRESSION_READS.get(spec.type)
     test = spec.params.get(read[0]) if read is not None else None
     if read is not None and isinstance(test, Value) and isinstance(test.data, Dynamic):
-        problems.extend((test.loc, f'{read[0]} {_quoted(test.data.expression)}: {problem}')
+        problems.extend((test.loc, f'{read[0]} {quoted(test.data.expression.text)}: {problem}')
                         for problem in _read_problems(test.data.expression,
                                                       {read[1]: read[2](interface)}))
     if mapping_param is None:
