@@ -71,17 +71,50 @@ def test_docs_node_reference_is_generated_from_the_registry():
             'docs/nodes.md is stale: run bt-executive nodes --markdown > docs/nodes.md'
 
 
-@pytest.mark.parametrize('stub, expected_last', [
-    ([], 'root: RUNNING'),
-    (['--stub', 'navigate=failure'], 'root: SUCCESS'),
+@pytest.mark.parametrize('stub, drive', [
+    ([], '\u25b6 TopicAction "drive" (stub)'),
+    (['--stub', 'drive=failure'], '\u2718 TopicAction "drive" (stub) \u2014 stub for '
+     'TopicAction'),
 ])
-def test_tick_prints_statuses_per_tick(stub, expected_last):
+def test_tick_prints_statuses_per_tick(stub, drive):
     result = run('tick', PATROL, '--ticks', '4', '--set', 'battery={percentage: 0.9}', *stub)
     assert result.returncode == 0, result.stderr
     assert 'ROS leaves are stubs' in result.stdout
     ticks = [line for line in result.stdout.splitlines() if line.startswith('--- tick')]
     assert len(ticks) == 4
-    assert expected_last in ticks[-1] or expected_last in ticks[-2]
+    assert drive in result.stdout.split('--- tick 3')[1].split('--- tick 4')[0]
+
+
+def test_tick_takes_a_stub_status_in_capitals_by_name_or_type(tmp_path):
+    tree = tmp_path / 't.yaml'
+    tree.write_text('trees:\n  Main:\n    Sequence:\n'
+                    '      - Service ping: {type: std_srvs/srv/Trigger, service: ping}\n'
+                    '      - Action fib: {type: test_msgs/action/Fibonacci, server: fib}\n')
+    result = run('tick', str(tree), '--ticks', '2', '-q', '--stub', 'ping=FAILURE')
+    assert result.returncode == 0, result.stderr
+    assert 'root: FAILURE' in result.stdout and "'ping' failed" in result.stdout
+    result = run('tick', str(tree), '--ticks', '3', '-q', '--stub', 'Action=Running:5')
+    assert result.returncode == 0, result.stderr
+    assert 'root: RUNNING' in result.stdout
+
+
+@pytest.mark.parametrize('arguments, message', [
+    (['--stub', 'pong=success'], '--stub pong: no stubbed leaf has that type or name in '
+     "tree 'Main' (stubbed: Service, ping)"),
+    (['--stub', 'ping=maybe'], '--stub ping=maybe: expected NAME=STATUS[:TICKS]'),
+    (['--stub', 'ping=running:soon'], '--stub ping=running:soon: expected NAME=STATUS'),
+    (['--set', 'count'], "--set expects NAME=VALUE, got 'count'"),
+    (['--ticks', '0'], "argument --ticks: expected at least 1, got '0'"),
+    (['--ticks', 'ten'], "argument --ticks: expected a whole number, got 'ten'"),
+])
+def test_tick_refuses_bad_arguments_with_usage_status(tmp_path, arguments, message):
+    tree = tmp_path / 't.yaml'
+    tree.write_text('trees:\n  Main:\n    Service ping: {type: std_srvs/srv/Trigger, '
+                    'service: ping}\n')
+    result = run('tick', str(tree), *arguments)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr
+    assert '--- tick' not in result.stdout
 
 
 def test_tick_low_battery_goes_docking():

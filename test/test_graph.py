@@ -210,6 +210,10 @@ def test_render_errors():
     assert graph.output_format(None, 'x.gv') == 'dot'
     assert graph.output_format(None, None) == 'svg'
     assert graph.output_format('dot', 'x.svg') == 'dot'
+    assert graph.output_format(None, 'tree') == 'svg'
+    with pytest.raises(graph.RenderError, match=r"cannot tell the format from 'x\.pdf'"):
+        graph.output_format(None, 'x.pdf')
+    assert graph.output_format('png', 'x.pdf') == 'png'  # asked for: written as asked
 
 
 # ---- the command line (in process) ---------------------------------------------------

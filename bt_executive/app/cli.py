@@ -173,8 +173,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     """Draw a tree as a picture: SVG or PNG (through Graphviz) or the DOT text."""
     from bt_executive.formats import dot as graph
-    fmt = graph.output_format(args.format, args.output)
     try:
+        fmt = graph.output_format(args.format, args.output)
         registry, document = _load(args.file)
         tree = document.tree(args.tree, choose=CHOOSE_TREE).name
         dot = graph.to_dot(document, registry, tree=tree, expand_subtrees=args.expand)
@@ -210,9 +210,21 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def _parse_assignment(text: str, what: str) -> tuple[str, str]:
     if '=' not in text:
-        raise SystemExit(f'bt-executive: {what} expects NAME=VALUE, got {text!r}')
+        print(f'bt-executive: {what} expects NAME=VALUE, got {text!r}', file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
     name, _, value = text.partition('=')
     return name.strip(), value.strip()
+
+
+def _count(text: str) -> int:
+    """Parse a whole number >= 1 (``--ticks``)."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a whole number, got {text!r}') from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f'expected at least 1, got {text!r}')
+    return count
 
 
 def _period(text: str) -> Fraction:
@@ -255,12 +267,13 @@ def cmd_tick(args: argparse.Namespace) -> int:
     stubs: dict[str, tuple[str, int]] = {}
     for text in args.stub:
         name, value = _parse_assignment(text, '--stub')
-        status, _, ticks = value.partition(':')
-        if status not in ('success', 'failure', 'running'):
-            print(f'bt-executive: --stub {text}: status must be success, failure or running',
-                  file=sys.stderr)
+        status, colon, ticks = value.partition(':')
+        status = status.lower()  # SUCCESS as in scenario files and the tree's display
+        if status not in ('success', 'failure', 'running') or colon and not ticks.isdigit():
+            print(f'bt-executive: --stub {text}: expected NAME=STATUS[:TICKS], STATUS one of '
+                  'success, failure, running, TICKS a whole number', file=sys.stderr)
             return EXIT_USAGE
-        stubs[name] = (status, int(ticks) if ticks.isdigit() else 0)
+        stubs[name] = (status, int(ticks) if ticks else 0)
     values = {}
     for text in args.set:
         key, value = _parse_assignment(text, '--set')
@@ -293,6 +306,14 @@ def cmd_tick(args: argparse.Namespace) -> int:
     node_types = {built.nodes.type_name(node) for node in root.iterate()}
     defaults = stub_defaults(registry)  # the catalogue's ROS leaves and the plugins'
     ros_types = sorted(name for name in node_types if name in defaults)
+    stubbed = set(ros_types) | {node.name for node in root.iterate()
+                                if built.nodes.type_name(node) in defaults}
+    unknown = sorted(set(stubs) - stubbed)
+    if unknown:
+        print(f"bt-executive: --stub {', '.join(unknown)}: no stubbed leaf has that type or "
+              f"name in tree '{name}' (stubbed: {', '.join(sorted(stubbed)) or 'none'})",
+              file=sys.stderr)
+        return EXIT_USAGE
     if ros_types:
         print('offline: ROS leaves are stubs — ' + ', '.join(
             '{}: {}{}'.format(t, stubs.get(t, defaults[t])[0],
@@ -523,7 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser('tick', help='tick a tree offline (ROS leaves stubbed)')
     p.add_argument('file', metavar='FILE')
     p.add_argument('--tree', help='tree to tick (default: main)')
-    p.add_argument('--ticks', type=int, default=10, help='number of ticks (default 10)')
+    p.add_argument('--ticks', type=_count, default=10, help='number of ticks (default 10)')
     p.add_argument('--period', type=_period, default=Fraction(1, 10),
                    help='simulated seconds between ticks (default 0.1); tick N runs at '
                         'exactly (N - 1) * period')

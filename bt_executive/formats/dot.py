@@ -388,11 +388,21 @@ def find_renderer() -> Optional[str]:
 
 
 def output_format(requested: Optional[str], output: Optional[str]) -> str:
-    """Return the format to write: the requested one, else from the output's suffix, else svg."""
+    """Return the format to write: the requested one, else from the output's suffix, else svg.
+
+    Raises:
+        RenderError: if the output's suffix names no format we write (``tree.pdf``): an
+            SVG under that name would mislead whatever opens it.
+    """
     if requested:
         return requested
     suffix = os.path.splitext(output or '')[1].lower().lstrip('.')
-    return {'gv': 'dot'}.get(suffix, suffix) if suffix in (*FORMATS, 'gv') else 'svg'
+    if not suffix:
+        return 'svg'
+    if suffix not in (*FORMATS, 'gv'):
+        raise RenderError(f"cannot tell the format from '{output}': name the file .svg, "
+                          '.png or .dot, or pass --format svg|png|dot')
+    return {'gv': 'dot'}.get(suffix, suffix)
 
 
 def render(dot: str, fmt: str, *, program: Optional[str] = None,
