@@ -34,9 +34,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--xml', metavar='PATH',
                         help='write the coverage as Cobertura-style XML for CI tools '
                         '(implies --coverage)')
-    parser.add_argument('--min-coverage', type=float, metavar='P',
+    parser.add_argument('--min-coverage', type=_percent, metavar='P',
                         help='fail when fewer than P percent of the nodes were reached '
                         '(implies --coverage)')
+
+
+def _percent(text: str) -> float:
+    """Parse a percentage from 0 to 100 (``--min-coverage``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a percentage, got {text!r}') from None
+    if not 0.0 <= value <= 100.0:  # also NaN
+        raise argparse.ArgumentTypeError(f'expected a percentage from 0 to 100, got {text!r}')
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

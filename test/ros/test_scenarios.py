@@ -115,6 +115,14 @@ def test_bt_executive_test_reports_coverage_and_fails_below_min_coverage(tmp_pat
     assert '5 passed, 0 failed' in capsys.readouterr().out
 
 
+@pytest.mark.parametrize('value', ['150', '-1', 'nan', 'most'])
+def test_min_coverage_outside_0_to_100_is_a_usage_error(value, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        cli(['test', str(PATROL), '--min-coverage', value])
+    assert stopped.value.code == 2
+    assert 'argument --min-coverage: expected a percentage' in capsys.readouterr().err
+
+
 def _write(path, text):
     path.write_text(text)
     return str(path)
