@@ -53,28 +53,34 @@ def check_ros(document: Document,
 
 def check_message_reads(document: Document, registry: Registry,
                         specs: list[SubscriptionSpec]) -> list[Diagnostic]:
-    """Check the fields expressions read of blackboard keys a subscription feeds a message.
+    """Check the fields expressions read of blackboard keys that hold a known message.
 
-    ``odom.pose.pose.positon.x > 1``, with ``odom`` fed the whole ``nav_msgs/Odometry``,
-    would fail on every tick; it is reported where it is written. Only keys that hold
-    that message alone are checked: not those with an initial value in ``blackboard:``,
-    written by a node, or passed to a subtree (which may write them).
+    Such a key is fed a whole message by a subscription, or written by a ROS leaf's
+    ``result_key``, ``feedback_key``, ``response_key``, ``key`` (WaitForMessage) or
+    ``status_key``. ``odom.pose.pose.positon.x > 1``, with ``odom`` fed
+    ``nav_msgs/Odometry``, would fail on every tick; it is reported where it is written.
+    Only keys that hold that one type are checked: not those with an initial value in
+    ``blackboard:``, written by another node or as a field (``out.result``), passed to a
+    subtree (which may write them), or written with two types.
     """
-    typed: dict[str, tuple[type, SubscriptionSpec]] = {}
+    writers: dict[str, list[Optional[tuple[type, str]]]] = {}
+
+    def wrote(key: str, held: Optional[type], source: str = '') -> None:
+        writers.setdefault(key, []).append((held, source) if held is not None else None)
+
     for spec in specs:
         try:
-            msg_class = interfaces.resolve(spec.type, kind='msg')
+            msg_class: Optional[type] = interfaces.resolve(spec.type, kind='msg')
         except interfaces.InterfaceError:
-            continue  # not installed here (missing_packages says so)
+            msg_class = None  # not installed here (missing_packages says so)
         for key, path in spec.targets:
-            held: Optional[type] = msg_class
+            held = msg_class
             for part in path.split('.') if path else ():
                 held = _nested_class(held, part) if held is not None else None
-            if held is not None:
-                typed[key] = (held, spec)
+            wrote(key, held, f"the subscription to '{spec.topic}'")
     for key, value in document.blackboard.items():
         if value.data is not None:
-            typed.pop(key, None)
+            wrote(key, None)
     nodes = [(tree, node) for tree in document.trees.values() for node in tree.root.walk()]
     for _, node in nodes:
         node_type = registry.get(node.type)
@@ -83,10 +89,15 @@ def check_message_reads(document: Document, registry: Registry,
             param = node_type.param(name) if node_type is not None else None
             if isinstance(value.data, str) and (
                     call or param is not None and param.type is ParamType.KEY and param.writes):
-                typed.pop(value.data.split('.')[0], None)
+                head, dot, _ = value.data.partition('.')
+                held = None if call or dot else _written_type(node, name)
+                wrote(head, held, f'the {name} of {node.path}')
             elif call:  # the called tree may write a key passed to it ($key)
                 for key in value.names():
-                    typed.pop(key, None)
+                    wrote(key, None)
+    typed = {key: found[0] for key, found in writers.items()
+             if found[0] is not None and all(
+                 other is not None and other[0] is found[0][0] for other in found)}
     problems = []
     for tree, node in nodes:
         node_type = registry.get(node.type)
@@ -96,14 +107,39 @@ def check_message_reads(document: Document, registry: Registry,
             for dynamic in value.dynamics():
                 expression = dynamic.expression
                 for key in sorted(expression.names & typed.keys() - bound):
-                    msg_class, spec = typed[key]
+                    held, source = typed[key]
                     problems.extend(Diagnostic(
                         dynamic.loc, f'{name} {quoted(expression.text)}: {problem} '
-                        f"('{key}' holds {interfaces.type_string_of(msg_class)} from the "
-                        f"subscription to '{spec.topic}')", node.path)
+                        f"('{key}' holds {interfaces.type_string_of(held)} from {source})",
+                        node.path)
                         for problem in interfaces.check_field_paths(
-                            msg_class, dict.fromkeys(expression.field_paths(key)), path=key))
+                            held, dict.fromkeys(expression.field_paths(key)), path=key))
     return problems
+
+
+#: node type -> key parameter -> (its interface parameter, kind, part of the interface)
+_WRITTEN: dict[str, dict[str, tuple[str, str, Any]]] = {
+    'Action': {'result_key': ('type', 'action', interfaces.result_class),
+               'feedback_key': ('type', 'action', interfaces.feedback_class)},
+    'Service': {'response_key': ('type', 'srv', interfaces.response_class)},
+    'WaitForMessage': {'key': ('type', 'msg', lambda cls: cls)},
+    'TopicAction': {'status_key': ('status_type', 'msg', lambda cls: cls)},
+}
+
+
+def _written_type(node: Any, param: str) -> Optional[type]:
+    """Return the message class a ROS leaf writes to its key parameter, None if unknown."""
+    written = _WRITTEN.get(node.type, {}).get(param)
+    if written is None:
+        return None
+    type_param, kind, part = written
+    value = node.params.get(type_param)
+    if value is None or not isinstance(value.data, str):
+        return None  # a default or a tree parameter
+    try:
+        return part(interfaces.resolve(value.data, kind=kind))
+    except interfaces.InterfaceError:
+        return None
 
 
 def missing_packages(document: Document, registry: Registry,

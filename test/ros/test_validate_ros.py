@@ -79,6 +79,23 @@ trees:
     root:
       Condition: f.anything
 """,
+    'result fields read': """
+trees:
+  Main:
+    Sequence:
+      - Action fib: {type: test_msgs/action/Fibonacci, server: fib, result_key: answer,
+                     feedback_key: progress}
+      - Condition: len(answer.sequnce) > 0 and len(progress.sequence) > 0
+      - Service s: {type: std_srvs/srv/Trigger, service: s, response_key: said}
+      - Log: {message: '${said.mesage}'}
+      - WaitForMessage w: {topic: t, type: std_msgs/msg/String, key: heard}
+      - Condition: heard.data == 'x'
+      - Action again: {type: test_msgs/action/Fibonacci, server: fib, result_key: both}
+      - Service s2: {type: std_srvs/srv/Trigger, service: s, response_key: both}
+      - Condition: both.anything
+      - Service s3: {type: std_srvs/srv/Trigger, service: s, response_key: out.said}
+      - Condition: out.anything
+""",
 }
 
 
@@ -160,6 +177,26 @@ def test_reads_of_a_message_a_subscription_feeds_are_checked(tmp_path):
         (19, "request 'ready.dta': field ready.dta: unknown field 'dta' for std_msgs/msg/Bool "
          "(did you mean 'data'?); valid fields: data ('ready' holds std_msgs/msg/Bool from "
          "the subscription to 'ready')"),
+    ], found
+
+
+@pytest.mark.ros
+def test_reads_of_a_result_a_leaf_stores_are_checked(tmp_path):
+    path = tmp_path / 'tree.yaml'
+    path.write_text(BROKEN['result fields read'])
+    with pytest.raises(TreeError) as rejected:
+        _host().load(str(path))
+    found = [(d.location.line, d.message) for d in rejected.value.diagnostics]
+    # 'both' holds two types, 'out' a value with a field written: not checked
+    assert found == [
+        (7, "expr 'len(answer.sequnce) > 0 and len(progress.sequence) > 0': field "
+         "answer.sequnce: unknown field 'sequnce' for test_msgs/action/Fibonacci_Result (did "
+         "you mean 'sequence'?); valid fields: sequence ('answer' holds "
+         'test_msgs/action/Fibonacci_Result from the result_key of Main/Sequence/fib)'),
+        (9, "message 'said.mesage': field said.mesage: unknown field 'mesage' for "
+         "std_srvs/srv/Trigger_Response (did you mean 'message'?); valid fields: success, "
+         "message ('said' holds std_srvs/srv/Trigger_Response from the response_key of "
+         'Main/Sequence/s)'),
     ], found
 
 
