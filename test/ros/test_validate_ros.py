@@ -127,14 +127,20 @@ def _validate(path: str) -> subprocess.CompletedProcess:
                           env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)})
 
 
-@pytest.mark.ros
-@pytest.mark.parametrize('case', sorted(BROKEN))
-def test_validate_reports_exactly_what_the_executive_rejects(tmp_path, case):
+def _rejected(tmp_path: pathlib.Path, case: str) -> tuple[str, list[Any]]:
+    """Write the BROKEN case; return its path and what the executive rejects it with."""
     path = tmp_path / 'tree.yaml'
     path.write_text(BROKEN[case])
     with pytest.raises(TreeError) as rejected:
         _host().load(str(path))
-    executive = [str(diagnostic) for diagnostic in rejected.value.diagnostics]
+    return str(path), list(rejected.value.diagnostics)
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('case', sorted(BROKEN))
+def test_validate_reports_exactly_what_the_executive_rejects(tmp_path, case):
+    path, diagnostics = _rejected(tmp_path, case)
+    executive = [str(diagnostic) for diagnostic in diagnostics]
     assert executive
     result = _validate(str(path))
     assert result.returncode == 1
@@ -152,16 +158,11 @@ def test_the_goal_field_typo_is_named_with_its_place(tmp_path):
     assert 'ROS checks skipped' not in result.stderr
 
 
-@pytest.mark.ros
-def test_reads_of_a_message_a_subscription_feeds_are_checked(tmp_path):
-    path = tmp_path / 'tree.yaml'
-    path.write_text(BROKEN['message fields read'])
-    with pytest.raises(TreeError) as rejected:
-        _host().load(str(path))
-    found = [(d.location.line, d.message) for d in rejected.value.diagnostics]
+#: (line, message) of every read of a message field the executive rejects, per case
+READS = {
     # target is written by a node, given has an initial value, flag goes to a subtree:
     # none of them is known to hold the message alone, so their reads are not checked
-    assert found == [
+    'message fields read': [
         (13, 'expr "odom.pose.pose.positon.x > 1 and level > 0.2 and h.frame_id == \'map\'"'
          ": field odom.pose.pose.positon.x: unknown field 'positon' for "
          "geometry_msgs/msg/Pose (did you mean 'position'?); valid fields: position, "
@@ -177,18 +178,9 @@ def test_reads_of_a_message_a_subscription_feeds_are_checked(tmp_path):
         (19, "request 'ready.dta': field ready.dta: unknown field 'dta' for std_msgs/msg/Bool "
          "(did you mean 'data'?); valid fields: data ('ready' holds std_msgs/msg/Bool from "
          "the subscription to 'ready')"),
-    ], found
-
-
-@pytest.mark.ros
-def test_reads_of_a_result_a_leaf_stores_are_checked(tmp_path):
-    path = tmp_path / 'tree.yaml'
-    path.write_text(BROKEN['result fields read'])
-    with pytest.raises(TreeError) as rejected:
-        _host().load(str(path))
-    found = [(d.location.line, d.message) for d in rejected.value.diagnostics]
+    ],
     # 'both' holds two types, 'out' a value with a field written: not checked
-    assert found == [
+    'result fields read': [
         (7, "expr 'len(answer.sequnce) > 0 and len(progress.sequence) > 0': field "
          "answer.sequnce: unknown field 'sequnce' for test_msgs/action/Fibonacci_Result (did "
          "you mean 'sequence'?); valid fields: sequence ('answer' holds "
@@ -197,7 +189,15 @@ def test_reads_of_a_result_a_leaf_stores_are_checked(tmp_path):
          "std_srvs/srv/Trigger_Response (did you mean 'message'?); valid fields: success, "
          "message ('said' holds std_srvs/srv/Trigger_Response from the response_key of "
          'Main/Sequence/s)'),
-    ], found
+    ],
+}
+
+
+@pytest.mark.ros
+@pytest.mark.parametrize('case', sorted(READS))
+def test_reads_of_a_key_known_to_hold_a_message_are_checked(tmp_path, case):
+    found = [(d.location.line, d.message) for d in _rejected(tmp_path, case)[1]]
+    assert found == READS[case], found
 
 
 @pytest.mark.ros
