@@ -35,6 +35,10 @@ from launch_ros.substitutions import FindPackageShare
 
 def robot_arguments(index: int, groot2_port: int) -> dict[str, str]:
     """Return the arguments that differ between robots, for robot ``index`` (from 1)."""
+    if groot2_port and groot2_port + index - 1 > 65535:
+        raise ValueError(f'groot2_port:={groot2_port}: robot {index} would serve Groot2 on '
+                         f'{groot2_port + index - 1}, above 65535 (robot i serves on '
+                         'groot2_port + i - 1)')
     return {
         'namespace': f'robot{index}',
         # exactly one clock source: the first robot's sim

@@ -117,6 +117,22 @@ def test_tick_refuses_bad_arguments_with_usage_status(tmp_path, arguments, messa
     assert '--- tick' not in result.stdout
 
 
+@pytest.mark.parametrize('arguments, message', [
+    (['view', '--port', '99999'], "argument --port: expected a TCP port 0..65535, got '99999'"),
+    (['foxglove', '--port', '-1'], "argument --port: expected a TCP port 0..65535, got '-1'"),
+    (['demo', '--groot2-port', '70000'], 'argument --groot2-port: expected a TCP port'),
+    (['demo', '--laps', '0'], "argument --laps: expected at least 1, got '0'"),
+    (['demo', '--timeout', '-5'], "argument --timeout: expected seconds above 0, got '-5'"),
+    (['demo', '--robots', '3', '--groot2-port', '65534'],
+     'robot 3 would serve Groot2 on 65536, above 65535'),
+])
+def test_commands_refuse_values_that_cannot_work_before_starting_anything(arguments, message):
+    result = run(*arguments)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stderr
+    assert 'Traceback' not in result.stderr and 'starting' not in result.stderr
+
+
 def test_tick_low_battery_goes_docking():
     result = run('tick', PATROL, '--ticks', '1', '--set', 'battery={percentage: 0.1}')
     assert result.returncode == 0, result.stderr

@@ -87,7 +87,7 @@ def test_invalid_demo_arguments_exit_2_with_the_reason_before_starting_anything(
                                                                                 reason):
     from bt_executive.app import demo
 
-    out = io.StringIO()
-    assert demo.run(out=out, **options) == 2
-    assert out.getvalue().startswith(reason), out.getvalue()
-    assert 'starting' not in out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    assert demo.run(out=out, err=err, **options) == 2
+    assert err.getvalue().startswith(reason), err.getvalue()
+    assert out.getvalue() == ''  # nothing started

@@ -209,6 +209,12 @@ def test_fleet_gives_each_robot_what_the_demo_gives_it(fleet):
             assert namespace['robot_arguments'](index, port) == \
                 bringup.robot_arguments(index, port)
     assert set(bringup.robot_arguments(1, 0)) == set(bringup.PER_ROBOT)
+    # a fleet whose last Groot2 port would not exist is refused by both, before a start
+    assert bringup.robot_arguments(2, 65534)['groot2_port'] == '65535'
+    for rule in (namespace['robot_arguments'], bringup.robot_arguments):
+        with pytest.raises(ValueError, match='robot 3 would serve Groot2 on 65536, above '
+                                             '65535'):
+            rule(3, 65534)
 
 
 def test_fleet_splits_the_executives_as_the_demo_does(fleet):

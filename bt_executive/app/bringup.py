@@ -143,7 +143,14 @@ def robot_arguments(index: int, groot2_port: int) -> dict[str, str]:
 
     Robot i runs in namespace ``robot<i>``; only the first robot's sim publishes /clock
     (exactly one clock source); Groot2 ports count up from ``groot2_port`` (0: off).
+
+    Raises:
+        ValueError: if robot ``index``'s Groot2 port would be above 65535.
     """
+    if groot2_port and groot2_port + index - 1 > 65535:
+        raise ValueError(f'groot2_port {groot2_port}: robot {index} would serve Groot2 on '
+                         f'{groot2_port + index - 1}, above 65535 (robot i serves on '
+                         'groot2_port + i - 1)')
     return {'namespace': f'robot{index}',
             'publish_clock': 'true' if index == 1 else 'false',
             'groot2_port': str(groot2_port + index - 1) if groot2_port else '0'}

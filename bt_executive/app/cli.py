@@ -15,7 +15,8 @@ import sys
 from typing import Any, Optional, Sequence
 
 from bt_executive.app.groot2_command import (add_arguments as add_groot2_arguments,
-                                             add_replay_arguments as add_groot2_replay_arguments)
+                                             add_replay_arguments as add_groot2_replay_arguments,
+                                             tcp_port)
 from bt_executive.app.record_command import add_arguments as add_record_arguments
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.testing.command import add_arguments as add_test_arguments
@@ -225,6 +226,18 @@ def _count(text: str) -> int:
     if count < 1:
         raise argparse.ArgumentTypeError(f'expected at least 1, got {text!r}')
     return count
+
+
+def _seconds(text: str) -> float:
+    """Parse a number of seconds above 0 (``demo --timeout``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a number of seconds, got {text!r}') \
+            from None
+    if not value > 0.0 or value == float('inf'):  # also NaN
+        raise argparse.ArgumentTypeError(f'expected seconds above 0, got {text!r}')
+    return value
 
 
 def _period(text: str) -> Fraction:
@@ -564,7 +577,7 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog=demo_epilog(), formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument('arguments', nargs='*', metavar='NAME:=VALUE',
                    help='launch arguments of launch/patrol.launch.py (listed below)')
-    p.add_argument('--laps', type=int, default=2,
+    p.add_argument('--laps', type=_count, default=2,
                    help='stop when every robot completed this many laps (2)')
     p.add_argument('--robots', type=int, metavar='N',
                    help='a fleet as launch/fleet.launch.py: robot1..robotN, one /clock')
@@ -577,9 +590,9 @@ def build_parser() -> argparse.ArgumentParser:
                         'uses every core)')
     p.add_argument('--tree', help='tree file (default: the package patrol.yaml)')
     p.add_argument('--namespace', default='', help='namespace of the nodes')
-    p.add_argument('--groot2-port', type=int, metavar='PORT',
+    p.add_argument('--groot2-port', type=tcp_port, metavar='PORT',
                    help='serve Groot2 on this port (a fleet: robot i on PORT + i - 1)')
-    p.add_argument('--timeout', type=float, default=300.0,
+    p.add_argument('--timeout', type=_seconds, default=300.0,
                    help='give up after this many wall-clock seconds (300)')
     p.add_argument('--nav2', action='store_true',
                    help="run patrol_nav2.yaml: the sim serves Nav2's actions (needs nav2_msgs)")
@@ -608,7 +621,7 @@ def build_parser() -> argparse.ArgumentParser:
                         '--node: the fleet page lists every executive in the ROS graph)')
     p.add_argument('--node', default=None,
                    help="the executive's node name (default bt_executive)")
-    p.add_argument('--port', type=int, default=8765,
+    p.add_argument('--port', type=tcp_port, default=8765,
                    help='HTTP port (default 8765; 0: any free port)')
     p.add_argument('--host', default='127.0.0.1',
                    help='address to listen on (default 127.0.0.1). UNSAFE to change: any '
@@ -630,7 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--ns', default='', metavar='NAMESPACE',
                    help="the executive's namespace (default: none)")
     p.add_argument('--node', default='bt_executive', help="the executive's node name")
-    p.add_argument('--port', type=int, default=8765,
+    p.add_argument('--port', type=tcp_port, default=8765,
                    help="WebSocket port (default 8765, Foxglove's default; 0: any free port)")
     p.add_argument('--host', default='127.0.0.1',
                    help='address to listen on (default 127.0.0.1). UNSAFE to change: any '

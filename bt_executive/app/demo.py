@@ -297,7 +297,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         robots: Optional[int] = None, groot2_port: Optional[int] = None,
         arguments: Optional[Mapping[str, str]] = None, timeout: float = 300.0,
         out: TextIO = sys.stdout, live: Optional[bool] = None, nav2: bool = False,
-        shared: bool = False, processes: int = 1) -> int:
+        shared: bool = False, processes: int = 1, err: Optional[TextIO] = None) -> int:
     """Run the patrol demo; return the exit code (0 when every robot completed its laps).
 
     With ``nav2`` the tree defaults to ``config/patrol_nav2.yaml`` and the sims serve
@@ -314,6 +314,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         timeout: wall-clock seconds before giving up
         out: where the output goes
         live: redraw in place (default: when ``out`` is a terminal)
+        err: where an argument that cannot work is reported (default: standard error)
         nav2: run ``patrol_nav2.yaml`` against the sims' Nav2 actions
         shared: with ``robots``, every executive in one process and every sim in another
         processes: with ``shared``, split the executives over this many processes
@@ -331,7 +332,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         from bt_executive.sim.nav2_server import load_actions
         usable, why = load_actions()
         if not usable:
-            print(f'demo: --nav2 needs the Nav2 action types: {why}', file=out)
+            print(f'demo: --nav2 needs the Nav2 action types: {why}', file=err or sys.stderr)
             return 2
         values['sim_nav2'] = 'true'
         values.setdefault('tree', os.path.join(package_share(), 'config', 'patrol_nav2.yaml'))
@@ -345,7 +346,7 @@ def run(*, laps: int = 2, tree: Optional[str] = None, namespace: str = '',
         fleet = plan(values, robots, package_share(), shared=shared, processes=processes)
         respawn = bringup.parse_bool(values.get('use_respawn', 'false'))
     except (KeyError, ValueError) as error:
-        print(f'demo: {error.args[0]}', file=out)
+        print(f'demo: {error.args[0]}', file=err or sys.stderr)
         return 2
     from bt_executive.ros.listener import SnapshotListener
 
