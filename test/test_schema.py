@@ -219,6 +219,8 @@ STRUCTURAL = {
     '49_children_and_keys.yaml': '$.trees.Main.Sequence',
     '50_wrong_tree_params.yaml': '$.trees.Main',
     '56_include_not_list.yaml': '$.include',
+    '58_errors_beside_calls.yaml': '$.trees.Main.Sequence[0].Wait.seconds',
+    '59_include_missing_and_call.yaml': '$.trees.Main.Sequence[0].Wait.seconds',
 }
 
 #: Invalid for a reason a JSON Schema cannot see: the schema accepts them.
