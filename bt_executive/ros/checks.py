@@ -82,7 +82,7 @@ def check_message_reads(document: Document, registry: Registry,
         if value.data is not None:
             wrote(key, None)
     nodes = [(tree, node) for tree in document.trees.values() for node in tree.root.walk()]
-    for _, node in nodes:
+    for tree, node in nodes:
         node_type = registry.get(node.type)
         call = node_type is None or node_type.category is Category.SUBTREE
         for name, value in node.params.items():
@@ -90,6 +90,8 @@ def check_message_reads(document: Document, registry: Registry,
             if isinstance(value.data, str) and (
                     call or param is not None and param.type is ParamType.KEY and param.writes):
                 head, dot, _ = value.data.partition('.')
+                if head in tree.params:
+                    continue  # the caller's key: the call passes it ($key, below)
                 held = None if call or dot else _written_type(node, name)
                 wrote(head, held, f'the {name} of {node.path}')
             elif call:  # the called tree may write a key passed to it ($key)

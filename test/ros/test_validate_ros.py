@@ -95,6 +95,12 @@ trees:
       - Condition: both.anything
       - Service s3: {type: std_srvs/srv/Trigger, service: s, response_key: out.said}
       - Condition: out.anything
+      - Subtree: {tree: Fetch, slot: $fetched}
+      - Condition: slot.anything and fetched.anything
+  Fetch:
+    params: {slot: null}
+    root:
+      Service: {type: std_srvs/srv/Trigger, service: f, response_key: slot}
 """,
 }
 
@@ -179,7 +185,8 @@ READS = {
          "(did you mean 'data'?); valid fields: data ('ready' holds std_msgs/msg/Bool from "
          "the subscription to 'ready')"),
     ],
-    # 'both' holds two types, 'out' a value with a field written: not checked
+    # 'both' holds two types, 'out' a value with a field written, 'fetched' what a subtree
+    # writes, and 'slot' is only that subtree's name for it: none is checked
     'result fields read': [
         (7, "expr 'len(answer.sequnce) > 0 and len(progress.sequence) > 0': field "
          "answer.sequnce: unknown field 'sequnce' for test_msgs/action/Fibonacci_Result (did "
