@@ -178,7 +178,7 @@ def test_each_split_replays_on_its_own_with_keyframes_only_now_and_then(tmp_path
     live = []
     kept = {f'{NODE}/{name}': count for name, count in KEPT.items()}
     with BagWriter(path, TOPICS, clock=clock, max_size=6000, kept=kept,
-                   flush_period=0.0) as writer:
+                   flush_period=0.0, min_split=0.0) as writer:
         previous = builder.update()
         tracker.reset()
         writer.write_text(f'{NODE}/snapshot', builder.encode(previous))

@@ -16,6 +16,7 @@ import pathlib
 import subprocess
 import sys
 import threading
+from unittest import mock
 import urllib.request
 
 from bt_executive.app.record_command import info
@@ -238,7 +239,7 @@ def test_the_foxglove_companion_holds_what_the_live_bridge_serves(tmp_path):
 def test_each_split_has_its_companion_starting_with_the_current_state(tmp_path):
     messages, _ = run_messages(120)
     path = str(tmp_path / 'run.mcap')
-    writer = write_ours(path, messages, max_size=6000, flush_period=0.0)
+    writer = write_ours(path, messages, max_size=6000, flush_period=0.0, min_split=0.0)
     assert len(writer.files) >= 3
     assert writer.foxglove_files == [foxglove_name(split_name(path, index))
                                      for index in range(len(writer.files))]
@@ -246,6 +247,22 @@ def test_each_split_has_its_companion_starting_with_the_current_state(tmp_path):
         _, recorded = schema_validators(name)
         assert [topic for topic, _, _ in recorded[:3]] == [
             f'{NODE}/nodes', f'{NODE}/blackboard', f'{NODE}/status']
+
+
+def test_a_size_below_the_state_a_split_starts_with_does_not_split_per_message(tmp_path):
+    # every split starts with the current state again: with max_size 1 each message
+    # would start a file; a file is written to for MIN_SPLIT seconds at least
+    from bt_executive.observe.bag import MIN_SPLIT
+
+    messages, _ = run_messages(120)
+    now = [1000.0]
+    path = str(tmp_path / 'run.mcap')
+    with mock.patch('bt_executive.observe.bag.time.monotonic', lambda: now[0]):
+        with BagWriter(path, TOPICS, max_size=1, flush_period=0.0) as writer:
+            for index, (topic, stamp, text) in enumerate(messages):
+                now[0] = 1000.0 + index * MIN_SPLIT / 10  # ten messages per MIN_SPLIT
+                writer.write_text(topic, text, stamp)
+    assert len(writer.files) == (len(messages) + 9) // 10, writer.files  # not 253
 
 
 def test_no_companion_when_turned_off(tmp_path):

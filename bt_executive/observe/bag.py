@@ -138,6 +138,10 @@ def split_name(path: str, index: int) -> str:
     return str(target.with_name(f'{target.stem}_{index}{suffix}'))
 
 
+#: Seconds a split is written to at least before the next (BagWriter's ``min_split``).
+MIN_SPLIT = 1.0
+
+
 class BagWriter:
     """Write string messages of some topics to MCAP, rotating by size or duration.
 
@@ -152,12 +156,18 @@ class BagWriter:
         flush_period: seconds between forced chunk flushes
         clock: nanoseconds since the epoch (log times)
         foxglove: also write each file's Foxglove companion (:func:`foxglove_name`)
+        min_split: seconds a file is written to at least before the next split. Each
+            split starts with the current state again (snapshot, status, the last
+            deltas), so with a size below that a split per message would follow
+            (``--max-size 1``: thousands of files an hour); a file may then pass
+            ``max_size`` by what arrives in this time.
     """
 
     def __init__(self, path: str, topics: dict[str, bool], *, max_size: int = 0,
                  max_duration: float = 0.0, metadata: Optional[dict[str, str]] = None,
                  flush_period: float = 1.0, kept: Optional[dict[str, int]] = None,
-                 clock: Callable[[], int] = time.time_ns, foxglove: bool = False) -> None:
+                 clock: Callable[[], int] = time.time_ns, foxglove: bool = False,
+                 min_split: float = MIN_SPLIT) -> None:
         self.path = path
         self.topics = dict(topics)
         self.max_size = max_size
@@ -166,6 +176,7 @@ class BagWriter:
         self.flush_period = flush_period
         self.clock = clock
         self.rotating = bool(max_size or max_duration)
+        self.min_split = min_split
         #: every file written so far (the current one last)
         self.files: list[str] = []
         #: messages written per topic (over every file)
@@ -238,7 +249,7 @@ class BagWriter:
             raise ValueError(f'{topic} is not one of the recorded topics')
         stamp = self.clock() if log_time is None else log_time
         now = time.monotonic()
-        if self.rotating and self.messages and (
+        if self.rotating and self.messages and now - self._file_started >= self.min_split and (
                 (self.max_size and self.file_size() + len(data) > self.max_size)
                 or (self.max_duration and now - self._file_started >= self.max_duration)):
             self._close_file()
@@ -520,6 +531,6 @@ def _read_message(record: Message, by_id: dict[int, Any], schemas: dict[int, Any
     times.append(record.log_time)
 
 
-__all__ = ['Bag', 'BagError', 'BagMessage', 'BagWriter', 'FoxgloveFile', 'KEPT',
+__all__ = ['Bag', 'BagError', 'BagMessage', 'BagWriter', 'FoxgloveFile', 'KEPT', 'MIN_SPLIT',
            'STRING_DEFINITION', 'STRING_TYPE', 'TOPICS', 'bag_files', 'foxglove_name',
            'read_bag', 'split_name', 'string_cdr', 'string_text']
