@@ -87,14 +87,14 @@ def check_message_reads(document: Document, registry: Registry,
         call = node_type is None or node_type.category is Category.SUBTREE
         for name, value in node.params.items():
             param = node_type.param(name) if node_type is not None else None
-            if isinstance(value.data, str) and (
-                    call or param is not None and param.type is ParamType.KEY and param.writes):
+            writes = call or param is not None and param.type is ParamType.KEY and param.writes
+            if writes and isinstance(value.data, str):
                 head, dot, _ = value.data.partition('.')
                 if head in tree.params:
                     continue  # the caller's key: the call passes it ($key, below)
                 held = None if call or dot else _written_type(node, name)
                 wrote(head, held, f'the {name} of {node.path}')
-            elif call:  # the called tree may write a key passed to it ($key)
+            elif writes:  # a key given as $key: a called tree may write it, or the node
                 for key in value.names():
                     wrote(key, None)
     typed = {key: found[0] for key, found in writers.items()
