@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
 from bt_executive.core.yaml_source import load_file, YMap, YNode, YScalar, YSeq
@@ -205,19 +205,19 @@ class _Reader:
         return node.plain()
 
     def check_message(self, node: Optional[YNode], msg_class: Optional[type], what: str,
-                      data: dict[str, Any]) -> None:
+                      data: dict[str, Any], check: Callable[..., list[Any]] = (
+                          interfaces.check_fields)) -> None:
+        """Report what ``check`` finds wrong in ``data`` for ``msg_class``, at ``node``."""
         if msg_class is None or node is None:
             return
-        for problem in interfaces.check_fields(msg_class, data, path=what):
+        for problem in check(msg_class, data, path=what):
             self.error(node, str(problem))
 
     def check_paths(self, node: Optional[YNode], msg_class: Optional[type], what: str,
                     data: dict[str, Any]) -> None:
         """Report each key of a pattern (``fields``, ``match``) that names no field."""
-        if msg_class is None or not isinstance(node, YMap):
-            return
-        for problem in interfaces.check_field_paths(msg_class, data, path=what):
-            self.error(node, str(problem))
+        if isinstance(node, YMap):  # else reader.fields reported it
+            self.check_message(node, msg_class, what, data, interfaces.check_field_paths)
 
     def interface(self, node: Optional[YNode], what: str, kind: str) -> Optional[type]:
         if node is None:

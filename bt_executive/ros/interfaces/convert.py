@@ -175,9 +175,7 @@ def check_field_paths(msg_class: type, data: Mapping[str, Any], *,
             spec = specs.get(part)
             if spec is None:
                 errors.append(InterfaceError(
-                    f'unknown field {part!r} for {type_string_of(current)}'
-                    f'{_did_you_mean(part, specs)}; valid fields: '
-                    f'{", ".join(specs) or "(none)"}', field_path=where))
+                    _unknown_field(part, type_string_of(current), specs), field_path=where))
                 break
             current = resolve(spec.base, kind='msg') \
                 if spec.is_nested and not spec.container else None
@@ -261,9 +259,7 @@ class _Walker:
             field_path = _join(path, key)
             spec = specs.get(key)
             if spec is None:
-                self.fail(field_path, f'unknown field {key!r} for {type_string}'
-                                      f'{_did_you_mean(key, specs)}; valid fields: '
-                                      f'{", ".join(specs) or "(none)"}')
+                self.fail(field_path, _unknown_field(key, type_string, specs))
                 continue
             converted = self.field(spec, value, field_path)
             if msg is not None and not isinstance(converted, _Sentinel):
@@ -430,6 +426,12 @@ class _Walker:
         if not self.build:
             return True
         return stamp_class(sec=whole, nanosec=nanosec)
+
+
+def _unknown_field(key: str, type_string: str, specs: Mapping[str, Any]) -> str:
+    """Return the message for a field name ``key`` that the type's ``specs`` lack."""
+    return (f'unknown field {key!r} for {type_string}{_did_you_mean(key, specs)}; '
+            f'valid fields: {", ".join(specs) or "(none)"}')
 
 
 def _join(path: str, key: str) -> str:
