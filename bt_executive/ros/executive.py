@@ -18,7 +18,7 @@ from bt_executive.core.registry import Registry
 from bt_executive.nodes.plugins import installed_registry
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder
-from bt_executive.ros import interfaces, leaves
+from bt_executive.ros import entities, interfaces, leaves
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.memory import defer_for_programs
@@ -473,6 +473,7 @@ class Executive(Node):
             'tick_mode': self._param('tick_mode'),
             'timing': self.timing.summary(),
             'callback_errors': self.callback_faults.count,
+            'ros_entities': entities.counts(self),
             'startup': {'imports_s': _rounded(IMPORTED_AT),
                         'first_tick_s': _rounded(self._first_tick_at)},
             'active': self.host.active(),

@@ -27,6 +27,7 @@ from bt_executive.nodes.decorators import reset_limits
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import active_path, failure_reason
+from bt_executive.ros import entities
 from bt_executive.ros.checks import check_ros
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.leaves import backoff
@@ -194,6 +195,7 @@ class TreeHost:
         tree = document.tree(tree_name or None, choose=CHOOSE_TREE)
         for warning in document.warnings:
             self.logger.warning(str(warning))
+        waitables = entities.waitables(self.node)
         feed = BlackboardFeed(self.node, specs, self.clock)
         context = BuildContext(registry=self.registry, document=document,
                                lookup=feed.lookup, clock=self.clock,
@@ -208,6 +210,9 @@ class TreeHost:
                 raise
             raise TreeError.single(SourceLocation(tree_file), f'cannot build the tree: '
                                    f'{type(error).__name__}: {error}') from error
+        added = entities.waitables(self.node) - waitables
+        if added and entities.waitables_unsafe():
+            self.logger.warning(entities.waitables_warning(tree_file, added))
         runner = TreeRunner(built, clock=self.clock, track_writes=True,
                             log_error=self.logger.error)
         return LoadedTree(document=document, name=built.name, built=built, feed=feed,

@@ -67,12 +67,14 @@ class SnapshotTopics:
     def __init__(self, node: Any) -> None:
         from std_msgs.msg import String
 
+        from bt_executive.ros import entities
         from bt_executive.ros.subscriptions import qos_profile
         self._string = String
-        self.snapshot = node.create_publisher(String, '~/snapshot', qos_profile('latched'))
-        self.delta = node.create_publisher(String, '~/snapshot_delta', history_qos())
-        self.events = node.create_publisher(String, '~/events', history_qos(EVENTS_HISTORY))
-        self.status = node.create_publisher(String, '~/status', qos_profile('latched'))
+        self.snapshot = entities.publisher(node, String, '~/snapshot', qos_profile('latched'))
+        self.delta = entities.publisher(node, String, '~/snapshot_delta', history_qos())
+        self.events = entities.publisher(node, String, '~/events',
+                                         history_qos(EVENTS_HISTORY))
+        self.status = entities.publisher(node, String, '~/status', qos_profile('latched'))
         self._logger = node.get_logger()
         self.bag: Optional[Any] = None  # a BagWriter; mcap loads only when recording
         prefix = node.get_fully_qualified_name().rstrip('/')

@@ -29,7 +29,16 @@ timing) and the node table, at most once per tick however many streams there are
 status, a feedback message or the tree (``changed`` true), after a tick that wrote a key
 it shows, after a stop (pause, reset, swap), and otherwise every ``snapshot_period``
 seconds; and only while it has a subscriber. A subscriber that joins gets the current
-snapshot at once (``changed`` true), also when the tree is paused or idle.
+snapshot at once (``changed`` true), also when the tree is paused or idle: the
+subscriber counts are looked at after each tick and every :data:`JOIN_POLL` seconds.
+The streams ask
+the middleware for no events (bt_executive/ros/entities.py: a publisher with a
+``matched`` handler crashed the executive when a viewer closed its stream).
+
+A stream opened through ``~/snapshot_streams/open`` that has had no subscriber for
+``snapshot_stream_timeout`` seconds (60) is closed, with one log line: its viewer was
+killed without closing it (py_trees_ros' tools close theirs when they exit normally). The
+default stream stays.
 
 The message packages are optional (not on PyPI): :func:`start` imports them and makes
 everything, and whatever goes wrong (not installed, a package whose type support cannot
@@ -59,6 +68,15 @@ DEFAULT_TOPIC = '~/snapshots'
 #: py_trees_ros publishes a periodic snapshot once this share of the period has passed.
 PERIOD_SLACK = 0.98
 
+#: Seconds between two looks at the streams' subscriber counts (a joining subscriber
+#: gets the current snapshot; a stream nobody reads any more is closed).
+JOIN_POLL = 0.25
+
+#: Seconds an opened stream may go without a subscriber before it is closed (its viewer
+#: went away without closing it): the default of ``snapshot_stream_timeout``. The default
+#: stream is never closed this way.
+ORPHAN_TIMEOUT = 60.0
+
 #: The ROS parameters of the default stream: name -> (default, description).
 PARAMETERS: dict[str, tuple[Any, str]] = {
     'default_snapshot_stream': (True, 'publish the default py_trees_ros snapshot stream '
@@ -69,6 +87,9 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
                                          'on the visited path'),
     'default_snapshot_blackboard_activity': (False, '~/snapshots carries the blackboard '
                                              'writes of the tick'),
+    'snapshot_stream_timeout': (60.0, 'seconds a stream opened through '
+                                '~/snapshot_streams/open may go without a subscriber '
+                                'before it is closed (its viewer left without closing it)'),
 }
 
 
@@ -110,6 +131,8 @@ class Stream:
     parameters: StreamParameters
     last_publish: Optional[float] = None  # monotonic seconds
     published: int = 0
+    subscribers: int = 0  # the subscriber count at the last look
+    unread_since: Optional[float] = None  # monotonic seconds since it has had none
 
 
 def load_interfaces() -> Interfaces:
@@ -215,6 +238,8 @@ class SnapshotStreams:
         self._last_keys: set[str] = set()
         self._structure: Optional[tuple[int, int]] = None
         self._services: list[Any] = []
+        self._poll: Any = None
+        self.orphan_timeout = ORPHAN_TIMEOUT
         self._parameters_callback: Any = None
         self.closed = False
         self.error: Optional[str] = None
@@ -227,6 +252,9 @@ class SnapshotStreams:
                     (SERVICES[1], srv.CloseSnapshotStream, self._srv_close),
                     (SERVICES[2], srv.ReconfigureSnapshotStream, self._srv_reconfigure)):
                 self._services.append(node.create_service(kind, f'~/{name}', handler))
+            from rclpy.clock import Clock, ClockType
+            self._poll = node.create_timer(JOIN_POLL, self._on_poll,
+                                           clock=Clock(clock_type=ClockType.STEADY_TIME))
             self._declare_parameters()
         except BaseException:
             self.destroy()
@@ -269,32 +297,20 @@ class SnapshotStreams:
         if stream is not None:
             stream.parameters = parameters
             return topic
-        stream = Stream(topic, None, parameters)
-        stream.publisher = self._create_publisher(stream)
+        from bt_executive.ros import entities
+        stream = Stream(topic, None, parameters, unread_since=self._clock())
+        stream.publisher = entities.publisher(self.node, self.interfaces.msg.BehaviourTree,
+                                              topic, qos_profile('latched'))
         self.streams[topic] = stream
         return topic
 
-    def _create_publisher(self, stream: Stream) -> Any:
-        """Make the stream's latched publisher; a subscriber joining gets a snapshot."""
-        def matched(info: Any) -> None:
-            if info.current_count_change > 0 and self.streams.get(stream.topic) is stream:
-                self._guarded(lambda: self._publish_current(stream))
-
-        kwargs: dict[str, Any] = {}
-        try:
-            from rclpy.event_handler import PublisherEventCallbacks
-            kwargs['event_callbacks'] = PublisherEventCallbacks(matched=matched)
-        except ImportError:  # an rclpy without matched events: the next tick publishes
-            pass
-        return self.node.create_publisher(self.interfaces.msg.BehaviourTree, stream.topic,
-                                          qos_profile('latched'), **kwargs)
-
     def close(self, topic: str) -> bool:
         """Close the stream on ``topic`` (a full name); False if there is none."""
+        from bt_executive.ros import entities
         stream = self.streams.pop(topic, None)
         if stream is None:
             return False
-        self.node.destroy_publisher(stream.publisher)
+        entities.destroy(self.node, stream.publisher)
         return True
 
     def reconfigure(self, topic: str, parameters: StreamParameters) -> bool:
@@ -315,11 +331,14 @@ class SnapshotStreams:
         if self._parameters_callback is not None:
             self.node.remove_on_set_parameters_callback(self._parameters_callback)
             self._parameters_callback = None
+        from bt_executive.ros import entities
         for topic in list(self.streams):
             self.close(topic)
         for service in self._services:
-            self.node.destroy_service(service)
+            entities.destroy(self.node, service)
         self._services = []
+        entities.destroy(self.node, self._poll)
+        self._poll = None
 
     # ---- services ------------------------------------------------------------------
 
@@ -363,6 +382,10 @@ class SnapshotStreams:
             return SetParametersResult(successful=False, reason='default_snapshot_period '
                                        f'must be at least 0 (inf: only on changes), got '
                                        f'{period}')
+        timeout = changes.get('snapshot_stream_timeout')
+        if timeout is not None and not timeout > 0.0:
+            return SetParametersResult(successful=False, reason='snapshot_stream_timeout '
+                                       f'must be more than 0 (inf: never), got {timeout}')
         if changes:
             values = {name: self.node.get_parameter(name).value for name in PARAMETERS}
             values.update(changes)
@@ -373,6 +396,7 @@ class SnapshotStreams:
         """Open, reconfigure or close the default stream after the parameters."""
         if self.closed:
             return
+        self.orphan_timeout = float(values['snapshot_stream_timeout'])
         if not values['default_snapshot_stream']:
             self.close(self.default_topic)
             return
@@ -401,10 +425,37 @@ class SnapshotStreams:
         self._structure = structure
         now = self._clock()
         due = [stream for stream in self.streams.values()
-               if self._due(stream, record, changed, now)
-               and stream.publisher.get_subscription_count() > 0]
+               if (self._joined(stream, now) or self._due(stream, record, changed, now))
+               and stream.subscribers > 0]
         if due:
             self._publish(due, tree, record, changed)
+
+    def _joined(self, stream: Stream, now: float) -> bool:
+        """Look at ``stream``'s subscriber count; tell whether a subscriber joined."""
+        count = stream.publisher.get_subscription_count()
+        joined = count > stream.subscribers
+        stream.subscribers = count
+        if count > 0:
+            stream.unread_since = None
+        elif stream.unread_since is None:
+            stream.unread_since = now
+        return joined
+
+    def _on_poll(self) -> None:
+        """Publish to streams a subscriber joined; close the ones nobody reads any more."""
+        self._guarded(self._poll_streams)
+
+    def _poll_streams(self) -> None:
+        now = self._clock()
+        for stream in list(self.streams.values()):
+            if self._joined(stream, now):
+                self._publish_current(stream)
+            elif stream.unread_since is not None and stream.topic != self.default_topic \
+                    and now - stream.unread_since >= self.orphan_timeout:
+                self.close(stream.topic)
+                self.node.get_logger().info(
+                    f'py_trees_ros snapshot stream {stream.topic} closed: no subscriber '
+                    f'for {self.orphan_timeout:g} s (its viewer left without closing it)')
 
     def _due(self, stream: Stream, record: TickRecord, changed: bool, now: float) -> bool:
         """Tell whether ``stream`` publishes after this record."""

@@ -238,7 +238,7 @@ class BlackboardFeed:
     """
 
     def __init__(self, node: Any, specs: list[SubscriptionSpec], now: Callable[[], float]):
-        from bt_executive.ros import interfaces
+        from bt_executive.ros import entities, interfaces
         self._now = now
         self._node = node
         self.specs = specs
@@ -255,8 +255,8 @@ class BlackboardFeed:
             for key, _ in spec.targets:
                 if spec.max_age > 0:
                     self._max_age[key] = spec.max_age
-            self._subscriptions.append(node.create_subscription(
-                msg_class, spec.topic, self._callback(spec), qos_profile(spec.qos)))
+            self._subscriptions.append(entities.subscription(
+                node, msg_class, spec.topic, self._callback(spec), qos_profile(spec.qos)))
 
     def _callback(self, spec: SubscriptionSpec) -> Callable[[Any], None]:
         targets = spec.targets
@@ -382,8 +382,9 @@ class BlackboardFeed:
 
     def destroy(self) -> None:
         """Destroy the subscriptions (idempotent)."""
+        from bt_executive.ros import entities
         for subscription in self._subscriptions:
-            self._node.destroy_subscription(subscription)
+            entities.destroy(self._node, subscription)
         self._subscriptions = []
 
 

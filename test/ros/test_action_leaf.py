@@ -161,16 +161,16 @@ def test_preemption_after_a_lost_goal_response_cancels_by_goal_id_at_once(
         fibonacci: StartPeer, env: RosEnv) -> None:
     # The server accepts the goal and answers, but the answer never reaches the leaf:
     # what Fast DDS does to a response for a client it has not matched yet ("failed to
-    # send response (timeout)"). No real part loses a response on demand, so the client
-    # forgets the request's sequence number and ignores the answer (rclpy: "Ignoring
-    # unexpected goal response"), with the request's future left pending.
+    # send response (timeout)"). No real part loses a response on demand, so the goal
+    # service client forgets its pending request and drops the answer when it comes, with
+    # the request's future left pending.
     server, events = fibonacci('delay_accept', '--accept-delay', '0.5',
                                '--period', SLOW_PERIOD)
     runner = env.run(PREEMPTABLE.format(server=server, order=40))
     leaf = runner.leaf('fib')
     runner.tick_until(lambda: leaf.feedback_message.startswith('goal sent'),
                       DISCOVERY_TIMEOUT, 'the goal to be sent')
-    leaf.client._goal_sequence_number_to_goal_id.clear()  # the answer will be lost
+    leaf.client.goal_client._pending_requests.clear()  # the answer will be lost
     accepted = runner.await_event(events, 'goal_accepted', timeout=ANSWER_TIMEOUT)
     set_blackboard('preempt', True)
     assert runner.tick() == Status.SUCCESS
@@ -197,8 +197,8 @@ def test_a_lost_result_is_asked_for_again_once_the_status_says_the_goal_ended(
     runner.tick_until(lambda: leaf.feedback_message.startswith('goal active'),
                       ANSWER_TIMEOUT, 'the goal to be accepted')
     # The result request is out; its response will be lost, as a goal's answer can be
-    # (see the test above): the client forgets the request and ignores the response.
-    leaf.client._pending_result_requests.clear()
+    # (see the test above): the result client forgets the request and drops the response.
+    leaf.client.result_client._pending_requests.clear()
     finished = runner.await_event(events, 'finished', timeout=ANSWER_TIMEOUT)
     assert finished['status'] == 'succeeded'
     waiting = f'goal succeeded on /{server}, waiting for its result'
@@ -222,7 +222,7 @@ def test_a_lost_cancel_response_is_not_awaited_once_the_status_says_canceled(
     set_blackboard('preempt', True)
     assert runner.tick() == Status.SUCCESS
     # the cancel request is out; its response will be lost (see the tests above)
-    leaf.client._pending_cancel_requests.clear()
+    leaf.client.cancel_client._pending_requests.clear()
     finished = runner.await_event(events, 'finished', timeout=ANSWER_TIMEOUT)
     assert finished['status'] == 'canceled'
     runner.spin_until(lambda: not runner.outstanding(), ANSWER_TIMEOUT,
@@ -451,3 +451,34 @@ def test_failure_reason_carries_the_results_error_message_and_code() -> None:
     assert _why(SimpleNamespace(error_code=903, error_msg='')) == ': (error_code 903)'
     assert _why(SimpleNamespace(sequence=[1, 2])) == ''  # Fibonacci: nothing to add
     assert _why(None) == ''
+
+
+@pytest.mark.ros
+def test_the_client_is_plain_entities_no_waitable_and_destroys_every_one(
+        fibonacci: StartPeer, env: RosEnv) -> None:
+    # A Waitable that leaves the node while rclpy's EventsExecutor spins can crash the
+    # process (bt_executive/ros/entities.py), and a leaf's client leaves on every swap.
+    from bt_executive.ros import entities
+
+    server, _ = fibonacci('slow', '--period', SLOW_PERIOD)
+    before = entities.counts(env.node)
+    runner = env.run(action_tree(server, goal='{order: 40}', feedback_key='progress'))
+    leaf = runner.leaf('fib')
+    runner.tick_until(lambda: leaf.feedback_message.startswith('goal active'),
+                      ANSWER_TIMEOUT, 'the goal to be accepted')
+    made = entities.counts(env.node)
+    assert made['waitables'] == before['waitables']
+    assert (made['clients'] - before['clients'], made['subscriptions']
+            - before['subscriptions']) == (3, 2)  # send_goal, cancel, result; feedback, status
+    runner.tick_until(lambda: _has('progress'), ANSWER_TIMEOUT, 'feedback')
+    runner.stop()
+    runner.shutdown()
+    assert entities.counts(env.node) == before
+
+
+def _has(key: str) -> bool:
+    try:
+        blackboard(key)
+    except KeyError:
+        return False
+    return True

@@ -119,15 +119,13 @@ class FakeNode:
         self.destroyed: list[Any] = []
 
     def create_subscription(self, msg_class: Any, topic: str, callback: Callable[[Any], None],
-                            qos: Any) -> Any:
-        """Record ``callback`` for ``topic``."""
+                            qos: Any, *, event_callbacks: Any = None) -> Any:
+        """Record ``callback`` for ``topic``; no middleware events (ros/entities.py)."""
+        assert event_callbacks is not None and not event_callbacks.use_default_callbacks
         self.subscriptions[topic] = callback
         self.qos[topic] = qos
-        return types.SimpleNamespace(topic=topic, msg_class=msg_class)
-
-    def destroy_subscription(self, subscription: Any) -> None:
-        """Note the destruction."""
-        self.destroyed.append(subscription.topic)
+        return types.SimpleNamespace(topic=topic, msg_class=msg_class,
+                                     destroy=lambda: self.destroyed.append(topic))
 
 
 class Feed:

@@ -74,13 +74,16 @@ STILL = """
 class Publisher:
     """A stand-in publisher: keeps what it publishes; one subscriber unless told."""
 
-    def __init__(self, topic: str, event_callbacks: Any) -> None:
+    def __init__(self, topic: str, node: Node) -> None:
         self.topic = topic
+        self.node = node
         self.messages: list[Any] = []
         self.subscribers = 1
-        self.matched = event_callbacks.matched if event_callbacks is not None else None
         self.destroyed = False
         self.fail: Optional[Exception] = None
+
+    def destroy(self) -> None:
+        self.destroyed = True
 
     def publish(self, message: Any) -> None:
         assert not self.destroyed
@@ -92,10 +95,21 @@ class Publisher:
         return self.subscribers
 
     def join(self) -> None:
-        """Add a subscriber, with the matched event that rclpy delivers then."""
+        """Add a subscriber; the streams' poll timer fires."""
         self.subscribers += 1
-        self.matched(types.SimpleNamespace(current_count=self.subscribers,
-                                           current_count_change=1))
+        self.node.poll()
+
+
+class Entity:
+    """A stand-in service or timer: ``destroy()`` records its name on the node."""
+
+    def __init__(self, node: Node, name: str, callback: Any = None) -> None:
+        self.node = node
+        self.name = name
+        self.callback = callback
+
+    def destroy(self) -> None:
+        self.node.destroyed_services.append(self.name)
 
 
 class Node:
@@ -108,6 +122,7 @@ class Node:
         self.parameters: dict[str, Any] = {}
         self.callbacks: list[Any] = []
         self.log: list[tuple[str, str]] = []
+        self.timers: list[Entity] = []
         self._fail_service = fail_service
 
     def get_name(self) -> str:
@@ -124,20 +139,28 @@ class Node:
                          event_callbacks: Any = None) -> Publisher:
         assert kind is standin.BehaviourTree
         assert topic not in self.publishers or self.publishers[topic].destroyed
-        publisher = self.publishers[topic] = Publisher(topic, event_callbacks)
+        # no middleware events: a Waitable coming and going can crash the executor
+        assert event_callbacks is not None and not event_callbacks.use_default_callbacks
+        assert event_callbacks.matched is None
+        publisher = self.publishers[topic] = Publisher(topic, self)
         return publisher
 
-    def destroy_publisher(self, publisher: Publisher) -> None:
-        publisher.destroyed = True
-
-    def create_service(self, kind: Any, name: str, handler: Any) -> str:
+    def create_service(self, kind: Any, name: str, handler: Any) -> Entity:
         if self._fail_service is not None and len(self.services) == self._fail_service:
             raise RuntimeError('no more services today')
         self.services[name] = (kind, handler)
-        return name
+        return Entity(self, name)
 
-    def destroy_service(self, service: str) -> None:
-        self.destroyed_services.append(service)
+    def create_timer(self, period: float, callback: Any, *, clock: Any = None) -> Entity:
+        timer = Entity(self, f'timer {period}', callback)
+        self.timers.append(timer)
+        return timer
+
+    def poll(self) -> None:
+        """Fire the timers (the streams' look at their subscriber counts)."""
+        for timer in list(self.timers):
+            if timer.name not in self.destroyed_services:
+                timer.callback()
 
     def has_parameter(self, name: str) -> bool:
         return name in self.parameters
@@ -266,7 +289,8 @@ def test_start_serves_the_three_services_and_the_default_stream_and_says_so():
     assert node.parameters == {'default_snapshot_stream': True,
                                'default_snapshot_period': 2.0,
                                'default_snapshot_blackboard_data': True,
-                               'default_snapshot_blackboard_activity': False}
+                               'default_snapshot_blackboard_activity': False,
+                               'snapshot_stream_timeout': 60.0}
 
 
 @pytest.mark.parametrize('requested, full', [
@@ -498,6 +522,59 @@ def test_nothing_is_published_to_nobody_and_a_joining_subscriber_gets_the_presen
     [message] = publisher.messages
     assert message.changed is True and message.statistics.count == 3
     assert rebuild(message)['busy'].is_active
+
+
+def test_a_stream_its_viewer_left_without_closing_is_closed_after_the_orphan_timeout():
+    setup = Setup()
+    kept = setup.stream()
+    left = setup.stream()
+    left.subscribers = 0  # its viewer was killed: nobody closes it
+    setup.node.poll()
+    setup.clock.now += streams.ORPHAN_TIMEOUT - 1.0
+    setup.node.poll()
+    assert left.topic in setup.streams.streams
+    setup.clock.now += 1.0
+    setup.node.poll()
+    assert left.destroyed and left.topic not in setup.streams.streams
+    assert not kept.destroyed and kept.topic in setup.streams.streams
+    assert setup.node.lines(f'snapshot stream {left.topic} closed') == [
+        ('info', f'py_trees_ros snapshot stream {left.topic} closed: no subscriber for '
+                 f'{streams.ORPHAN_TIMEOUT:g} s (its viewer left without closing it)')]
+
+
+def test_the_orphan_timeout_is_a_parameter():
+    setup = Setup()
+    assert not setup.node.set_parameters(snapshot_stream_timeout=0.0).successful
+    assert setup.node.set_parameters(snapshot_stream_timeout=5.0).successful
+    left = setup.stream()
+    left.subscribers = 0
+    setup.node.poll()
+    setup.clock.now += 5.0
+    setup.node.poll()
+    assert left.destroyed
+
+
+def test_the_default_stream_stays_open_without_subscribers():
+    setup = Setup()
+    setup.default.subscribers = 0
+    setup.node.poll()
+    setup.clock.now += 10 * streams.ORPHAN_TIMEOUT
+    setup.node.poll()
+    assert not setup.default.destroyed
+
+
+def test_a_subscriber_that_comes_back_restarts_the_orphan_clock():
+    setup = Setup()
+    publisher = setup.stream()
+    publisher.subscribers = 0
+    setup.node.poll()
+    setup.clock.now += streams.ORPHAN_TIMEOUT - 1.0
+    publisher.join()
+    publisher.subscribers = 0
+    setup.node.poll()
+    setup.clock.now += streams.ORPHAN_TIMEOUT - 1.0
+    setup.node.poll()
+    assert not publisher.destroyed
 
 
 def test_a_subscriber_joining_a_paused_tree_sees_it_stopped():

@@ -10,12 +10,11 @@ import uuid
 
 from action_msgs.msg import GoalStatus
 from action_msgs.srv import CancelGoal
+from bt_executive.ros.action_client import ActionClient, ENDED
 from bt_executive.ros.leaves.common import _seconds, _store, Lookup, note_sent, publisher_gids, \
     RosLeaf, SERVER_POLL_PERIOD, ServerWatch
 from bt_executive.ros.leaves.templates import MessageTemplate
 from py_trees.common import Status
-from rclpy.action import ActionClient
-from rclpy.action.client import ClientGoalHandle
 from rclpy.task import Future
 from unique_identifier_msgs.msg import UUID
 
@@ -29,7 +28,7 @@ _STATUS_NAMES = {
     GoalStatus.STATUS_CANCELED: 'canceled',
     GoalStatus.STATUS_ABORTED: 'aborted',
 }
-_ENDED = (GoalStatus.STATUS_SUCCEEDED, GoalStatus.STATUS_CANCELED, GoalStatus.STATUS_ABORTED)
+_ENDED = ENDED
 #: Seconds the result may lag behind the server's status saying the goal ended before it
 #: is asked for again (then twice as long after each ask, up to RESULT_ASK_MAX).
 RESULT_GRACE = 1.0
@@ -109,8 +108,8 @@ class ActionLeaf(RosLeaf):
 
     def create(self, node: Any) -> None:
         """Create the action client."""
-        self.server_name = node.resolve_topic_name(self.server)
         self.client = ActionClient(node, self.action_type, self.server)
+        self.server_name = self.client.name
         status_topic = self.server_name + '/_action/status'
         self._watch = ServerWatch(self.lost_timeout, self.client.server_is_ready, [
             ('status publisher', lambda: publisher_gids(node, status_topic))])
@@ -302,9 +301,7 @@ class ActionLeaf(RosLeaf):
         """Request a cancel of the run's goal by its id, answer or not; its future."""
         if self.client is None or self._goal_id is None:
             return None
-        handle = ClientGoalHandle(self.client, self._goal_id,
-                                  self.action_type.Impl.SendGoalService.Response())
-        future = handle.cancel_goal_async()
+        future = self.client.cancel_goal_async(self._goal_id)
         note_sent()
         return future
 
@@ -312,7 +309,7 @@ class ActionLeaf(RosLeaf):
         """Request a cancel; with ``follow``, also request the result nobody asked for.
 
         Asking for the result lets the client drop the goal's feedback callback once the
-        goal ends (rclpy only forgets it when a result arrives).
+        goal ends (a client forgets a goal when its result arrives).
         """
         if self.client is None:
             return
@@ -336,7 +333,7 @@ class ActionLeaf(RosLeaf):
                 goal_id = bytes(goal_handle.goal_id.uuid)
                 if goal_id in self._cancelled_ids:  # the cancel by id was acknowledged
                     self._cancelled_ids.discard(goal_id)
-                    goal_handle.get_result_async()  # lets rclpy drop the feedback callback
+                    goal_handle.get_result_async()  # lets the client forget the goal
                 else:
                     self._cancel(goal_handle, follow=True)
             if not handled[0][1].done():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bt_executive.ros import entities
 from bt_executive.ros.leaves.common import Lookup, note_sent, RosLeaf
 from bt_executive.ros.leaves.templates import MessageTemplate
 from bt_executive.ros.subscriptions import qos_profile
@@ -32,15 +33,14 @@ class PublishLeaf(RosLeaf):
 
     def create(self, node: Any) -> None:
         """Create the publisher."""
-        self.publisher = node.create_publisher(self.msg_type, self.topic,
-                                               qos_profile(self.qos))
+        self.publisher = entities.publisher(node, self.msg_type, self.topic,
+                                            qos_profile(self.qos))
         self.topic_name = self.publisher.topic_name
 
     def destroy(self) -> None:
         """Destroy the publisher."""
-        if self.publisher is not None:
-            self.node.destroy_publisher(self.publisher)
-            self.publisher = None
+        entities.destroy(self.node, self.publisher)
+        self.publisher = None
 
     def step(self) -> Status:
         """Build and publish the message."""

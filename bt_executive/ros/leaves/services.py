@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from bt_executive.core.expressions import EvaluationError, Expression
+from bt_executive.ros import entities
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
     note_sent, publisher_gids, RosLeaf, SERVER_POLL_PERIOD, ServerWatch
 from bt_executive.ros.leaves.templates import MessageTemplate
@@ -53,7 +54,7 @@ class ServiceLeaf(RosLeaf):
 
     def create(self, node: Any) -> None:
         """Create the service client."""
-        self.client = node.create_client(self.service_type, self.service)
+        self.client = entities.client(node, self.service_type, self.service)
         self.service_name = self.client.service_name
         # the server's reply writer, by the DDS name ROS gives it (rr/<service>Reply);
         # an rmw without such names finds none, and service_is_ready() decides alone
@@ -65,7 +66,7 @@ class ServiceLeaf(RosLeaf):
         """Destroy the service client."""
         if self.client is not None:
             self._drop()
-            self.node.destroy_client(self.client)
+            entities.destroy(self.node, self.client)
             self.client = None
         self._watch = None
 

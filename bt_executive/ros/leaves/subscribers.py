@@ -8,6 +8,7 @@ import collections
 from typing import Any, Optional
 
 from bt_executive.core.expressions import EvaluationError, Expression
+from bt_executive.ros import entities
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
     MAX_PENDING_MESSAGES, RosLeaf
 from bt_executive.ros.subscriptions import qos_profile, STALE_MARGIN
@@ -33,15 +34,14 @@ class _TopicLeaf(RosLeaf):
 
     def create(self, node: Any) -> None:
         """Subscribe to the topic."""
-        self.subscription = node.create_subscription(
-            self.msg_type, self.topic, self._on_message, qos_profile(self.qos))
+        self.subscription = entities.subscription(
+            node, self.msg_type, self.topic, self._on_message, qos_profile(self.qos))
         self.topic_name = self.subscription.topic_name
 
     def destroy(self) -> None:
         """Destroy the subscription."""
-        if self.subscription is not None:
-            self.node.destroy_subscription(self.subscription)
-            self.subscription = None
+        entities.destroy(self.node, self.subscription)
+        self.subscription = None
 
     def _on_message(self, msg: Any) -> None:
         raise NotImplementedError

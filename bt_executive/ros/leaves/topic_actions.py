@@ -10,12 +10,13 @@ from typing import Any, Optional
 import weakref
 
 from bt_executive.core.expressions import EvaluationError, Expression
+from bt_executive.ros import entities
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
-    MAX_PENDING_MESSAGES, note_sent, publisher_gids, RosLeaf, ServerWatch, subscriber_gids
+    MAX_PENDING_MESSAGES, note_sent, publisher_gids, RosLeaf, SERVER_POLL_PERIOD, \
+    ServerWatch, subscriber_gids
 from bt_executive.ros.leaves.templates import MessageTemplate
 from bt_executive.ros.subscriptions import qos_profile
 from py_trees.common import Status
-from rclpy.event_handler import PublisherEventCallbacks
 
 
 class TopicActionLeaf(RosLeaf):
@@ -79,15 +80,14 @@ class TopicActionLeaf(RosLeaf):
 
     def create(self, node: Any) -> None:
         """Create the goal and cancel publishers and the status subscription."""
-        # a server appearing or going away is an event for event-driven ticking
-        self.goal_publisher = node.create_publisher(
-            self.goal.msg_class, self.goal_topic, qos_profile('reliable'),
-            event_callbacks=PublisherEventCallbacks(matched=self.wake))
+        # no matched event (ros/entities.py): a leaf waiting for a subscriber polls
+        self.goal_publisher = entities.publisher(
+            node, self.goal.msg_class, self.goal_topic, qos_profile('reliable'))
         if self.cancel is not None and self.cancel_topic:
-            self.cancel_publisher = node.create_publisher(
-                self.cancel.msg_class, self.cancel_topic, qos_profile('reliable'))
-        self.subscription = node.create_subscription(
-            self.status_type, self.status_topic, self._on_status,
+            self.cancel_publisher = entities.publisher(
+                node, self.cancel.msg_class, self.cancel_topic, qos_profile('reliable'))
+        self.subscription = entities.subscription(
+            node, self.status_type, self.status_topic, self._on_status,
             qos_profile(self.status_qos))
         goal_topic, status_topic = self.goal_publisher.topic_name, self.subscription.topic_name
         self._watch = ServerWatch(
@@ -101,11 +101,8 @@ class TopicActionLeaf(RosLeaf):
 
     def destroy(self) -> None:
         """Destroy the publishers and the subscription."""
-        for entity, destroy in ((self.goal_publisher, self.node.destroy_publisher),
-                                (self.cancel_publisher, self.node.destroy_publisher),
-                                (self.subscription, self.node.destroy_subscription)):
-            if entity is not None:
-                destroy(entity)
+        for entity in (self.goal_publisher, self.cancel_publisher, self.subscription):
+            entities.destroy(self.node, entity)
         self.goal_publisher = self.cancel_publisher = self.subscription = None
         self._watch = None
 
@@ -131,8 +128,8 @@ class TopicActionLeaf(RosLeaf):
         """Return the subscriber-wait or result deadline while the leaf runs."""
         if self.status is not Status.RUNNING or self.node is None:
             return None
-        if self._sent is None:
-            return self._started + self.server_timeout
+        if self._sent is None:  # waiting for a subscriber: look again soon
+            return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
         times = [self._watch.wake_at() if self._watch is not None else None,
                  self._sent_at + self.timeout if self.timeout > 0 else None]
         return min((when for when in times if when is not None), default=None)

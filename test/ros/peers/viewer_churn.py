@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""A viewer that comes and goes, again and again: a peer process of the churn tests.
+
+Usage::
+
+    viewer_churn.py EXECUTIVE MODE [--cycles N] [--tree FILE ...] [--timeout SECONDS]
+
+``EXECUTIVE`` is the executive's full node name (``/ns/bt_executive``). Modes:
+
+    topics    each cycle subscribes to every topic the executive publishes (~/status,
+              ~/snapshot, ~/snapshot_delta, ~/events, and ~/snapshots when
+              py_trees_ros_interfaces is importable), waits for a message on each, then
+              destroys the subscriptions
+    streams   each cycle opens a py_trees_ros snapshot stream, subscribes, waits for a
+              snapshot, then leaves: odd cycles unsubscribe first and then close, even
+              cycles close first and then unsubscribe
+    leave     each cycle is a new DDS participant (an rclpy Context) that opens a stream,
+              subscribes, waits for a snapshot and shuts down without closing it
+    hold      opens a stream, subscribes, waits for a snapshot, prints HELD and waits to
+              be killed (the test sends SIGKILL: a viewer killed without closing)
+    swaps     each cycle sets the executive's ``tree_file`` to the next of the ``--tree``
+              files (a swap while the tree runs) and waits for the answer
+
+Prints one JSON line per event: ``{"event": "progress", "mode": ..., "cycles": n}`` every
+10 cycles and ``{"event": "done", "mode": ..., "cycles": N}`` at the end. A wait that runs
+out prints ``{"event": "failed", ...}`` with what it waited for and exits with status 1.
+SIGINT or SIGTERM end it early (status 0).
+"""
+
+import argparse
+import json
+import sys
+import threading
+import time
+from typing import Any, Callable, Optional
+
+from peer_common import stop_on_signals
+
+
+def emit(event: str, **fields: Any) -> None:
+    """Print one event as a JSON line."""
+    print(json.dumps({'event': event, **fields}, sort_keys=True), flush=True)
+
+
+class Failed(Exception):
+    """A wait ran out; the message says for what."""
+
+
+class Churn:
+    """One rclpy context and node, spun in a thread; waits are bounded."""
+
+    def __init__(self, executive: str, timeout: float, stop: threading.Event) -> None:
+        import rclpy
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+
+        self.executive = executive
+        self.timeout = timeout
+        self.stop = stop
+        self.context = Context()
+        rclpy.init(context=self.context, signal_handler_options=_no_signals())
+        self.node = rclpy.create_node('viewer_churn', context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self._spinning = True
+        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        while self._spinning and self.context.ok():
+            try:
+                self.executor.spin_once(timeout_sec=0.05)
+            except Exception:  # noqa: B902 - a shut down context ends the loop
+                if not self.context.ok():
+                    return
+                raise
+
+    def wait(self, predicate: Callable[[], Any], what: str) -> Any:
+        """Wait until ``predicate()`` is true, at most ``timeout`` seconds."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if self.stop.is_set():
+                raise KeyboardInterrupt
+            if time.monotonic() >= deadline:
+                raise Failed(f'{what} within {self.timeout:g} s')
+            time.sleep(0.005)
+
+    def call(self, client: Any, request: Any, what: str) -> Any:
+        """Call a service and return its response (bounded)."""
+        self.wait(client.service_is_ready, f'{what}: the service')
+        future = client.call_async(request)
+        self.wait(future.done, f'{what}: the answer')
+        return future.result()
+
+    def close(self) -> None:
+        """Stop spinning and shut the context down (no stream is closed)."""
+        self._spinning = False
+        self._thread.join(5.0)
+        self.executor.shutdown(timeout_sec=1.0)
+        self.node.destroy_node()
+        self.context.try_shutdown()
+
+
+def _no_signals() -> Any:
+    from rclpy.signals import SignalHandlerOptions
+    return SignalHandlerOptions.NO
+
+
+def latched() -> Any:
+    """Return the latched QoS of the executive's topics (reliable, transient local)."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    return QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+def streams_interfaces() -> Optional[Any]:
+    """Return py_trees_ros_interfaces' msg and srv modules, or None if not importable."""
+    try:
+        import py_trees_ros_interfaces.msg as msg
+        import py_trees_ros_interfaces.srv as srv
+    except ImportError:
+        return None
+    return msg, srv
+
+
+def run_topics(churn: Churn, cycles: int) -> None:
+    """Subscribe to every executive topic, wait for a message on each, unsubscribe."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from std_msgs.msg import String
+
+    history = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    topics = [(String, 'status', latched()), (String, 'snapshot', latched()),
+              (String, 'snapshot_delta', history), (String, 'events', history)]
+    interfaces = streams_interfaces()
+    if interfaces is not None:
+        topics.append((interfaces[0].BehaviourTree, 'snapshots', latched()))
+    for cycle in range(1, cycles + 1):
+        got: dict[str, int] = {}
+        subscriptions = [churn.node.create_subscription(
+            kind, f'{churn.executive}/{name}',
+            lambda message, name=name: got.__setitem__(name, got.get(name, 0) + 1), qos)
+            for kind, name, qos in topics]
+        # ~/events has a history only once something happened: wait for the others
+        wanted = [name for _, name, _ in topics if name != 'events']
+        churn.wait(lambda: all(got.get(name) for name in wanted),
+                   f'cycle {cycle}: a message on each of {wanted}')
+        for subscription in subscriptions:
+            churn.node.destroy_subscription(subscription)
+        progress('topics', cycle, cycles)
+
+
+def open_stream(churn: Churn, interfaces: Any, cycle: int) -> tuple[str, Any, list[Any]]:
+    """Open a stream, subscribe and wait for its first snapshot."""
+    msg, srv = interfaces
+    opener = churn.node.create_client(srv.OpenSnapshotStream,
+                                      f'{churn.executive}/snapshot_streams/open')
+    request = srv.OpenSnapshotStream.Request()
+    request.parameters.blackboard_data = True
+    request.parameters.snapshot_period = 0.5
+    topic = churn.call(opener, request, f'cycle {cycle}: open').topic_name
+    churn.node.destroy_client(opener)
+    if not topic:
+        raise Failed(f'cycle {cycle}: the stream was not opened (empty topic name)')
+    received: list[Any] = []
+    subscription = churn.node.create_subscription(msg.BehaviourTree, topic,
+                                                  received.append, latched())
+    churn.wait(lambda: received, f'cycle {cycle}: a snapshot on {topic}')
+    return topic, subscription, received
+
+
+def close_stream(churn: Churn, interfaces: Any, topic: str, cycle: int) -> None:
+    """Close a stream through the executive's service; it must know it."""
+    _, srv = interfaces
+    closer = churn.node.create_client(srv.CloseSnapshotStream,
+                                      f'{churn.executive}/snapshot_streams/close')
+    result = churn.call(closer, srv.CloseSnapshotStream.Request(topic_name=topic),
+                        f'cycle {cycle}: close').result
+    churn.node.destroy_client(closer)
+    if not result:
+        raise Failed(f'cycle {cycle}: the executive did not know the stream {topic}')
+
+
+def run_streams(churn: Churn, cycles: int) -> None:
+    """Open, read and close streams, unsubscribing before or after the close."""
+    interfaces = streams_interfaces()
+    if interfaces is None:
+        raise Failed('py_trees_ros_interfaces is not importable')
+    for cycle in range(1, cycles + 1):
+        topic, subscription, _ = open_stream(churn, interfaces, cycle)
+        if cycle % 2:
+            churn.node.destroy_subscription(subscription)
+            close_stream(churn, interfaces, topic, cycle)
+        else:
+            close_stream(churn, interfaces, topic, cycle)
+            churn.node.destroy_subscription(subscription)
+        progress('streams', cycle, cycles)
+
+
+def run_leave(executive: str, timeout: float, stop: threading.Event, cycles: int) -> None:
+    """Each cycle a new participant opens a stream and leaves without closing it."""
+    interfaces = streams_interfaces()
+    if interfaces is None:
+        raise Failed('py_trees_ros_interfaces is not importable')
+    for cycle in range(1, cycles + 1):
+        churn = Churn(executive, timeout, stop)
+        try:
+            open_stream(churn, interfaces, cycle)
+        finally:
+            churn.close()
+        progress('leave', cycle, cycles)
+
+
+def run_hold(churn: Churn) -> None:
+    """Open a stream, read it, say HELD and wait to be killed."""
+    interfaces = streams_interfaces()
+    if interfaces is None:
+        raise Failed('py_trees_ros_interfaces is not importable')
+    topic, _, _ = open_stream(churn, interfaces, 1)
+    emit('held', topic=topic)
+    print('HELD', flush=True)
+    churn.stop.wait()
+
+
+def run_swaps(churn: Churn, cycles: int, trees: list[str]) -> None:
+    """Set tree_file to each tree in turn (a swap while the tree runs)."""
+    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+
+    if len(trees) < 2:
+        raise Failed('swaps needs two --tree files or more')
+    client = churn.node.create_client(SetParameters, f'{churn.executive}/set_parameters')
+    for cycle in range(1, cycles + 1):
+        value = ParameterValue(type=ParameterType.PARAMETER_STRING,
+                               string_value=trees[cycle % len(trees)])
+        request = SetParameters.Request(parameters=[Parameter(name='tree_file', value=value)])
+        result = churn.call(client, request, f'swap {cycle}').results[0]
+        if not result.successful:
+            raise Failed(f'swap {cycle} was rejected: {result.reason}')
+        progress('swaps', cycle, cycles)
+
+
+def progress(mode: str, cycle: int, cycles: int) -> None:
+    """Report every tenth cycle and the last."""
+    if cycle % 10 == 0 or cycle == cycles:
+        emit('progress', mode=mode, cycles=cycle)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Churn as the mode says; 0 when every cycle was done (or a signal ended it)."""
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('executive')
+    parser.add_argument('mode', choices=('topics', 'streams', 'leave', 'hold', 'swaps'))
+    parser.add_argument('--cycles', type=int, default=100)
+    parser.add_argument('--tree', action='append', default=[])
+    parser.add_argument('--timeout', type=float, default=20.0)
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    stop = stop_on_signals()
+    try:
+        if args.mode == 'leave':
+            run_leave(args.executive, args.timeout, stop, args.cycles)
+        else:
+            churn = Churn(args.executive, args.timeout, stop)
+            try:
+                if args.mode == 'topics':
+                    run_topics(churn, args.cycles)
+                elif args.mode == 'streams':
+                    run_streams(churn, args.cycles)
+                elif args.mode == 'hold':
+                    run_hold(churn)
+                else:
+                    run_swaps(churn, args.cycles, args.tree)
+            finally:
+                churn.close()
+    except Failed as error:
+        emit('failed', mode=args.mode, reason=str(error))
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    emit('done', mode=args.mode, cycles=args.cycles)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
