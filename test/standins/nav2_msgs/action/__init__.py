@@ -64,8 +64,7 @@ class NavigateToPose:
         _fields = {'current_pose': 'geometry_msgs/PoseStamped',
                    'navigation_time': 'builtin_interfaces/Duration',
                    'estimated_time_remaining': 'builtin_interfaces/Duration',
-                   'number_of_recoveries': 'int16', 'distance_remaining': 'float',
-                   'position_tracking_error': 'float', 'heading_tracking_error': 'float'}
+                   'number_of_recoveries': 'int16', 'distance_remaining': 'float'}
 
 
 class DockRobot:
@@ -90,7 +89,7 @@ class DockRobot:
         UNKNOWN = 999
         _fields = {'success': 'boolean', 'error_code': 'uint16', 'num_retries': 'uint16',
                    'error_msg': 'string'}
-        _values = {'success': True}
+        _values = {'success': True, 'error_code': 0, 'num_retries': 0}
 
     class Feedback(_Part):
         NONE = 0
@@ -101,6 +100,7 @@ class DockRobot:
         RETRY = 5
         _fields = {'state': 'uint16', 'docking_time': 'builtin_interfaces/Duration',
                    'num_retries': 'uint16'}
+        _values = {'num_retries': 0}
 
 
 class UndockRobot:
@@ -117,7 +117,7 @@ class UndockRobot:
         TIMEOUT = 907
         UNKNOWN = 999
         _fields = {'success': 'boolean', 'error_code': 'uint16', 'error_msg': 'string'}
-        _values = {'success': True}
+        _values = {'success': True, 'error_code': 0}
 
     class Feedback(_Part):
         _fields: dict[str, str] = {}
