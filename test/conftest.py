@@ -198,7 +198,9 @@ def ros_node(request: pytest.FixtureRequest, ros_context: Any) -> Iterator[Any]:
 
 @pytest.fixture(scope='session')
 def typed_standin() -> Callable[[str], Any]:
-    """Give ``typed_standin(package)``: a STAND-IN package with real type support, built.
+    """Give a getter of STAND-IN packages with real type support, built once per machine.
+
+    ``typed_standin(package)`` returns the built package.
 
     ``package`` is one of test/standins/definitions/ (``nav2_msgs``,
     ``py_trees_ros_interfaces``; test/standins/typed.py says what each holds). The first

@@ -231,28 +231,54 @@ def _generate(package: str, share: pathlib.Path, idl_names: list[str],
                                output_path=gen / extension.name)
 
 
-def _lay_out_headers(package: str, gen: pathlib.Path, include: pathlib.Path) -> None:
-    """Lay the generated headers out as ``<package>/<package>/...``; fix duplicate constants.
+def _check_constants(package: str, definitions: Mapping[str, str], share: pathlib.Path,
+                     idl_names: list[str]) -> None:
+    """Refuse definitions whose constants rosidl_parser would give to the wrong part.
 
-    The C generator of this rosidl version names a Feedback constant that shares its name
-    with a Result constant (``NONE``) after the Result, which redeclares the enumerator;
-    the second one gets a ``__DUPLICATE`` suffix (no generated code uses it).
+    rosidl_parser (4.9) finds the module of a constant by comparing parse trees by value,
+    so two parts of one action or service declaring the same constant with the same value
+    and no comment (``uint16 NONE=0`` in a Result and a Feedback) both get it in the first
+    part: the second part loses it, the first declares it twice. Nav2's own files escape
+    this because a comment sits right above the Result's first constant.
     """
+    from rosidl_adapter.parser import parse_action_string, parse_service_string
+    from rosidl_parser.definition import Action, IdlLocator, Service
+    from rosidl_parser.parser import parse_idl_file
+
+    for idl in idl_names:
+        kind, name = idl[:-len('.idl')].split('/')
+        if kind == 'msg':
+            continue
+        text = definitions[f'{kind}/{name}.{kind}']
+        if kind == 'srv':
+            spec = parse_service_string(package, name, text)
+            wanted = [spec.request, spec.response]
+        else:
+            spec = parse_action_string(package, name, text)
+            wanted = [spec.goal, spec.result, spec.feedback]
+        content = parse_idl_file(IdlLocator(share.parent, pathlib.Path(package) / idl)).content
+        if kind == 'srv':
+            service = content.get_elements_of_type(Service)[0]
+            parsed = [service.request_message, service.response_message]
+        else:
+            action = content.get_elements_of_type(Action)[0]
+            parsed = [action.goal, action.result, action.feedback]
+        for expected, got in zip(wanted, parsed):
+            names = [constant.name for constant in expected.constants]
+            if [constant.name for constant in got.constants] != names:
+                raise BuildUnavailable(
+                    f'{kind}/{name}: rosidl_parser gives {got.structure.namespaced_type.name} '
+                    f'the constants {[c.name for c in got.constants]} instead of {names} (a '
+                    'constant declared alike in two parts); put a comment line right above '
+                    'the first constant of the earlier part')
+
+
+def _lay_out_headers(package: str, gen: pathlib.Path, include: pathlib.Path) -> None:
+    """Lay the generated headers out as ``<package>/<package>/...``, as the wheels do."""
     target = include / package / package
     for part in ('c', 'introspection_c', 'fastrtps_c'):
         shutil.copytree(gen / part, target, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns('*.json', 'tmp'))
-    for header in target.rglob('*__struct.h'):
-        seen: set[str] = set()
-        lines = []
-        for line in header.read_text().splitlines(keepends=True):
-            match = re.match(r'\s+(\w+) = ', line)
-            if match:
-                if match.group(1) in seen:
-                    line = line.replace(match.group(1), match.group(1) + '__DUPLICATE', 1)
-                seen.add(match.group(1))
-            lines.append(line)
-        header.write_text(''.join(lines))
 
 
 def _retag_dispatch(package: str, tag: str, gen: pathlib.Path) -> None:
@@ -374,6 +400,7 @@ def build(package: str, definitions: Mapping[str, str], out: pathlib.Path, *,
     share = out / 'share' / package
     share.mkdir(parents=True)
     idl_names = _write_sources(package, definitions, share)
+    _check_constants(package, definitions, share, idl_names)
     dependencies = _dependencies(package, share, idl_names, [pathlib.Path(p) for p in prefixes])
     include_paths = list(dict.fromkeys(
         [str(out / 'share'), *[str(prefix / 'share') for prefix in dependencies.values()]]))
