@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """The sim's Nav2 actions over real ROS, with a nav2_msgs BUILT FROM THE TEST STAND-IN.
 
-``nav2_msgs`` is not on PyPI. test/standins/build_nav2_msgs.py writes the stand-in's
-action shapes (Nav2's Kilted fields, defaults and constants) as ``.action`` files and
-builds them with the venv's rosidl generators and gcc into a package with real type
-support, cached in the temp directory. The sim, the executive and this test's client
-load it from there (``PYTHONPATH``, ``LD_LIBRARY_PATH``; in this process the Fast DDS
-type support library is preloaded), so goals, feedback, results and cancels go over
-DDS between processes exactly as with Nav2's package. Skipped, with the reason, where
-the build is not possible (no compiler or headers). The field-by-field comparison with
-Nav2's real package is test_sim_nav2.py::test_standin_matches_real_types.
+``nav2_msgs`` is not on PyPI. The ``typed_standin`` fixture builds the stand-in's
+definitions (test/standins/definitions/nav2_msgs: Nav2 Kilted 1.4.2's fields, defaults
+and constants) with the venv's rosidl generators and gcc into a package with real type
+support, cached in the venv. The sim, the executive and this test's client load it from
+there, so goals, feedback, results and cancels go over DDS between processes exactly as
+with Nav2's package. Its libraries are tagged and found through their RPATH, so a real
+nav2_msgs on ``PYTHONPATH``/``LD_LIBRARY_PATH`` never mixes in; each sim's
+``/proc/<pid>/maps`` is checked for that. Skipped, with the reason, where the build is
+not possible (no compiler or headers). The comparison with Nav2's real package is
+test_sim_nav2.py::test_standin_matches_real_types and test_typed_standins.py.
 """
 
 from __future__ import annotations

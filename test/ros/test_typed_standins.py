@@ -162,7 +162,8 @@ def test_typed_standin_matches_the_real_package(package: str,
 
 
 SERVER = """
-    import json, sys, rclpy
+    import sys, rclpy
+    from rclpy.executors import ExternalShutdownException
     from rclpy.qos import DurabilityPolicy, QoSProfile
     from diagnostic_msgs.msg import KeyValue as DiagnosticKeyValue
     from unique_identifier_msgs.msg import UUID
@@ -197,7 +198,7 @@ SERVER = """
     print('serving', flush=True)
     try:
         rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+    except (KeyboardInterrupt, ExternalShutdownException):
         pass
 """
 
@@ -238,22 +239,16 @@ CLIENT = """
 
 
 def test_typed_py_trees_ros_interfaces_goes_over_dds(
-        typed_standin: Callable[[str], Any], tmp_path: pathlib.Path) -> None:
+        typed_standin: Callable[[str], Any], spawn: Callable[..., Any],
+        tmp_path: pathlib.Path) -> None:
     built = typed_standin('py_trees_ros_interfaces')
     namespace = f'/typed_{os.getpid()}'
-    env = {**os.environ, **built.environment()}
-    with open(tmp_path / 'server.err', 'w') as errors:
-        server = subprocess.Popen([sys.executable, '-c', textwrap.dedent(SERVER), namespace],
-                                  stdout=subprocess.PIPE, stderr=errors, text=True, env=env)
-        try:
-            assert server.stdout is not None
-            assert server.stdout.readline().strip() == 'serving', (
-                (tmp_path / 'server.err').read_text())
-            done = _run(CLIENT, built.environment(), namespace)
-            assert done.returncode == 0, done.stderr
-        finally:
-            server.terminate()
-            server.wait(10)
+    script = tmp_path / 'typed_server.py'
+    script.write_text(textwrap.dedent(SERVER))
+    server = spawn(script, namespace, env=built.environment())
+    server.wait_for_line('serving', timeout=TIMEOUT)
+    done = _run(CLIENT, built.environment(), namespace)
+    assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout.strip().splitlines()[-1])
     assert answer['topic'] == f'{namespace}/stream_1'
     assert (answer['name'], answer['type'], answer['own_id']) == ('root', 3, list(range(16)))

@@ -1,6 +1,9 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""STAND-IN action classes shaped like Nav2's (Kilted), without ROS type support.
+"""STAND-IN action classes shaped like Nav2's (Kilted 1.4.2), without ROS type support.
+
+The shapes are those of test/standins/definitions/nav2_msgs/action (written down from
+Nav2 1.4.2; test/ros/test_typed_standins.py checks these classes against them).
 
 Each part (Goal, Result, Feedback) is a plain class with the fields and defaults of the
 action definition and a ``get_fields_and_field_types()`` in the format of generated
