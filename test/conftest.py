@@ -26,10 +26,13 @@ core suite still runs without ROS.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
+import json
 import os
 import pathlib
 import re
+import subprocess
 import sys
+import types
 from typing import Any, Optional
 
 import pytest
@@ -191,3 +194,64 @@ def ros_node(request: pytest.FixtureRequest, ros_context: Any) -> Iterator[Any]:
             node.destroy_node()
         assert stopped, 'the executor thread did not stop within 10 s'
         assert not spinning.errors, f'the executor thread raised: {spinning.errors!r}'
+
+
+@pytest.fixture(scope='session')
+def typed_standin() -> Callable[[str], Any]:
+    """Give a getter of STAND-IN packages with real type support, built once per machine.
+
+    ``typed_standin(package)`` returns the built package.
+
+    ``package`` is one of test/standins/definitions/ (``nav2_msgs``,
+    ``py_trees_ros_interfaces``; test/standins/typed.py says what each holds). The first
+    use on a machine builds it with the venv's rosidl generators and gcc into
+    ``<venv>/standins-cache/<package>-<hash>`` (a minute or so; in a subprocess, so this
+    process imports no generator); later uses and later runs reuse that build. The
+    result has ``python`` (the ``PYTHONPATH`` entry), ``lib`` (the library directory) and
+    ``environment()`` (both variables with the package first, for a subprocess's ``env``).
+    Its libraries are tagged, and found through their RPATH, so a real package of the
+    same name elsewhere on ``PYTHONPATH`` or ``LD_LIBRARY_PATH`` never mixes in. The
+    test is skipped, with the reason, where it cannot be built (no gcc, headers,
+    generators or dependency).
+    """
+    script = pathlib.Path(__file__).resolve().parent / 'standins' / 'typed.py'
+    found: dict[str, Any] = {}
+
+    def get(package: str) -> Any:
+        if package not in found:
+            done = subprocess.run([sys.executable, str(script), package], capture_output=True,
+                                  text=True, timeout=900, check=False)
+            lines = done.stdout.strip().splitlines()
+            try:
+                answer = json.loads(lines[-1]) if lines else {}
+            except ValueError:
+                answer = {}
+            if done.returncode == 3 and 'unavailable' in answer:
+                found[package] = f'cannot build the typed stand-in {package} here: ' \
+                                 f"{answer['unavailable']}"
+            elif done.returncode != 0 or 'python' not in answer:
+                raise RuntimeError(f'building the typed stand-in {package} failed '
+                                   f'(exit status {done.returncode}):\n{done.stderr[-4000:]}')
+            else:
+                found[package] = _Built(answer)
+        if isinstance(found[package], str):
+            pytest.skip(found[package])
+        return found[package]
+
+    return get
+
+
+class _Built(types.SimpleNamespace):
+    """A built typed stand-in: ``package``, ``prefix``, ``python``, ``lib`` (paths)."""
+
+    def __init__(self, answer: dict[str, Any]) -> None:
+        super().__init__(package=answer['package'], prefix=pathlib.Path(answer['prefix']),
+                         python=pathlib.Path(answer['python']),
+                         lib=pathlib.Path(answer['lib']))
+
+    def environment(self, base: Optional[dict[str, str]] = None) -> dict[str, str]:
+        """Return ``PYTHONPATH`` and ``LD_LIBRARY_PATH`` with this package first."""
+        base = dict(os.environ) if base is None else base
+        return {name: os.pathsep.join([str(first), *filter(None, [base.get(name)])])
+                for name, first in (('PYTHONPATH', self.python),
+                                    ('LD_LIBRARY_PATH', self.lib))}

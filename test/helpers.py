@@ -18,6 +18,8 @@ Waiting rules for every test in this repository:
 from __future__ import annotations
 
 from collections.abc import Callable
+import functools
+import importlib.util
 import json
 import os
 import pathlib
@@ -384,6 +386,47 @@ def run_python(code: str, timeout: float = 60.0) -> subprocess.CompletedProcess:
     """Run ``code`` in a fresh interpreter (this one's); return it finished, output as text."""
     return subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                           timeout=timeout)
+
+
+def installed_here(package: str) -> Optional[str]:
+    """Return where ``package`` imports from in this process (``sys.path`` now), or None."""
+    spec = importlib.util.find_spec(package)
+    if spec is None:
+        return None
+    return spec.origin or ', '.join(spec.submodule_search_locations or []) or package
+
+
+@functools.lru_cache(maxsize=None)
+def installed_for_children(package: str) -> Optional[str]:
+    """Return where ``package`` imports from in a fresh interpreter, or None.
+
+    A subprocess started with this process's environment sees ``PYTHONPATH``, not the
+    entries a fixture added to this process's ``sys.path`` (a stand-in).
+    """
+    done = run_python('import importlib.util, sys\n'
+                      f'spec = importlib.util.find_spec({package!r})\n'
+                      'print(spec.origin or list(spec.submodule_search_locations) '
+                      'if spec else "")')
+    return done.stdout.strip() or None
+
+
+def skip_if_installed(package: str, *, children: bool = False) -> None:
+    """Skip the calling test, which checks what happens without ``package``, if it is there.
+
+    ``children``: ask a fresh interpreter (for a test whose subprocesses need it absent).
+    """
+    where = installed_for_children(package) if children else installed_here(package)
+    if where is not None:
+        import pytest
+        pytest.skip(f'{package} is installed here ({where}): this test checks what happens '
+                    'without it')
+
+
+def skip_unless_installed(package: str) -> None:
+    """Skip the calling test, which needs ``package``, if it cannot be imported here."""
+    if installed_here(package) is None:
+        import pytest
+        pytest.skip(f'{package} is not installed here: this test needs it')
 
 
 def free_port(*, pair: bool = False) -> int:

@@ -11,6 +11,7 @@ import json
 import math
 from typing import Any, Optional
 
+from helpers import skip_if_installed
 from hypothesis import given, settings, strategies as st
 import pytest
 
@@ -120,6 +121,7 @@ def test_resolve_errors(type_string: str, kind: Optional[str], expected: str) ->
 ])
 def test_resolve_names_the_missing_package(monkeypatch: pytest.MonkeyPatch,
                                            distro: Optional[str], hint: str) -> None:
+    skip_if_installed('nav2_msgs')
     if distro is None:
         monkeypatch.delenv('ROS_DISTRO', raising=False)
     else:

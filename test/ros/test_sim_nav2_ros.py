@@ -2,34 +2,32 @@
 # SPDX-License-Identifier: Apache-2.0
 """The sim's Nav2 actions over real ROS, with a nav2_msgs BUILT FROM THE TEST STAND-IN.
 
-``nav2_msgs`` is not on PyPI. test/standins/build_nav2_msgs.py writes the stand-in's
-action shapes (Nav2's Kilted fields, defaults and constants) as ``.action`` files and
-builds them with the venv's rosidl generators and gcc into a package with real type
-support, cached in the temp directory. The sim, the executive and this test's client
-load it from there (``PYTHONPATH``, ``LD_LIBRARY_PATH``; in this process the Fast DDS
-type support library is preloaded), so goals, feedback, results and cancels go over
-DDS between processes exactly as with Nav2's package. Skipped, with the reason, where
-the build is not possible (no compiler or headers). The field-by-field comparison with
-Nav2's real package is test_sim_nav2.py::test_standin_matches_real_types.
+``nav2_msgs`` is not on PyPI. The ``typed_standin`` fixture builds the stand-in's
+definitions (test/standins/definitions/nav2_msgs: Nav2 Kilted 1.4.2's fields, defaults
+and constants) with the venv's rosidl generators and gcc into a package with real type
+support, cached in the venv. The sim, the executive and this test's client load it from
+there, so goals, feedback, results and cancels go over DDS between processes exactly as
+with Nav2's package. Its libraries are tagged and found through their RPATH, so a real
+nav2_msgs on ``PYTHONPATH``/``LD_LIBRARY_PATH`` never mixes in; each sim's
+``/proc/<pid>/maps`` is checked for that. Skipped, with the reason, where the build is
+not possible (no compiler or headers). The comparison with Nav2's real package is
+test_sim_nav2.py::test_standin_matches_real_types and test_typed_standins.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-import ctypes
-import hashlib
 import json
 import os
 import pathlib
 import re
 import subprocess
 import sys
-import tempfile
 import threading
 from typing import Any
 import uuid
 
-from helpers import SpawnedProcess, wait_for, wait_future
+from helpers import skip_if_installed, SpawnedProcess, wait_for, wait_future
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -42,54 +40,45 @@ CONFIG = ROOT / 'config'
 TIMEOUT = 60.0
 
 
-def _build_dir() -> pathlib.Path:
-    """Return the cache directory of the build, keyed by the stand-in and the builder."""
-    digest = hashlib.sha256()
-    for path in (STANDINS / 'build_nav2_msgs.py', STANDINS / 'nav2_msgs' / 'action' /
-                 '__init__.py'):
-        digest.update(path.read_bytes())
-    digest.update(sys.prefix.encode())
-    return pathlib.Path(tempfile.gettempdir()) / (
-        f'bt_executive_nav2_msgs_{os.getuid()}_{digest.hexdigest()[:12]}')
+def mapped_libraries(pid: int | str, prefix: str = 'libnav2_msgs') -> set[pathlib.Path]:
+    """Return the files named ``prefix*`` that process ``pid`` has mapped."""
+    maps = pathlib.Path(f'/proc/{pid}/maps').read_text()
+    return {pathlib.Path(line.split(None, 5)[5]) for line in maps.splitlines()
+            if len(line.split(None, 5)) == 6
+            and pathlib.Path(line.split(None, 5)[5]).name.startswith(prefix)}
+
+
+def assert_only_standin_libraries(pid: int | str, lib: pathlib.Path) -> None:
+    """Assert that ``pid`` maps the stand-in's libraries and no other libnav2_msgs*."""
+    mapped = mapped_libraries(pid)
+    foreign = {path for path in mapped if path.parent != lib}
+    assert not foreign, f'process {pid} loaded libraries of another nav2_msgs: {foreign}'
+    assert {path.name for path in mapped} >= {
+        'libnav2_msgs__standin__rosidl_typesupport_c.so',
+        'libnav2_msgs__standin__rosidl_typesupport_fastrtps_c.so'}, mapped
 
 
 @pytest.fixture(scope='module')
-def nav2_env() -> Iterator[dict[str, str]]:
-    """Build (or reuse) the package; make it importable here; yield the children's env."""
-    sys.path.insert(0, str(STANDINS))
-    try:
-        import build_nav2_msgs
-    finally:
-        sys.path.remove(str(STANDINS))
-    target = _build_dir()
-    if not (target / 'complete').exists():
-        scratch = pathlib.Path(tempfile.mkdtemp(prefix=target.name + '.', dir=target.parent))
-        try:
-            build_nav2_msgs.build(scratch / 'out')
-        except build_nav2_msgs.BuildUnavailable as error:
-            pytest.skip(f'cannot build nav2_msgs type support here: {error}')
-        try:
-            os.rename(scratch / 'out', target)  # atomic; a parallel run may have won
-        except OSError:
-            pass
-    python, lib = target / 'python', target / 'lib'
-    ctypes.CDLL(str(lib / 'libnav2_msgs__rosidl_typesupport_fastrtps_c.so'),
-                mode=ctypes.RTLD_GLOBAL)
+def nav2_env(typed_standin: Callable[[str], Any]) -> Iterator[dict[str, str]]:
+    """Build (or reuse) the package; make it importable here; yield the children's env.
+
+    A real ``nav2_msgs`` on ``PYTHONPATH`` gives way to the stand-in for this module's
+    tests; its libraries, even when on ``LD_LIBRARY_PATH`` or already loaded here, are
+    never used for the stand-in's types (they are tagged: test/standins/build_interfaces.py).
+    """
+    built = typed_standin('nav2_msgs')
     saved = {name: module for name, module in sys.modules.items()
              if name.split('.')[0] == 'nav2_msgs'}
     for name in saved:
         del sys.modules[name]
-    sys.path.insert(0, str(python))
-    env = {'PYTHONPATH': os.pathsep.join([str(python), *filter(None, [
-               os.environ.get('PYTHONPATH')])]),
-           'LD_LIBRARY_PATH': os.pathsep.join([str(lib), *filter(None, [
-               os.environ.get('LD_LIBRARY_PATH')])])}
+    sys.path.insert(0, str(built.python))
+    env = built.environment()
     try:
         import nav2_msgs
         assert nav2_msgs.BUILT_FROM_STANDIN
         yield env
     finally:
-        sys.path.remove(str(python))
+        sys.path.remove(str(built.python))
         for name in [name for name in sys.modules if name.split('.')[0] == 'nav2_msgs']:
             del sys.modules[name]
         sys.modules.update(saved)
@@ -136,6 +125,13 @@ class Nav2Sim:
                 + self.process.stderr_text())
         wait_for(lambda: 'Nav2 actions served: navigate_to_pose, dock_robot, undock_robot'
                  in self.process.stderr_text(), TIMEOUT, "the sim's log line")
+        # the sim serves the stand-in's types from the stand-in's libraries only; this
+        # process uses them too (a real nav2_msgs loaded here by another test may stay
+        # mapped beside them: its libraries have other names and are never used)
+        lib = pathlib.Path(env['LD_LIBRARY_PATH'].split(os.pathsep)[0])
+        assert_only_standin_libraries(self.process.pid, lib)
+        ours = mapped_libraries('self', 'libnav2_msgs__standin__')
+        assert ours and {path.parent for path in ours} == {lib}, ours
         self._warm_up()
 
     def _warm_up(self) -> None:
@@ -283,6 +279,7 @@ def test_dock_charge_and_undock(nav2_sim: Callable[..., Nav2Sim]) -> None:
 
 
 def test_nav2_true_without_the_package_exits_2(spawn: Callable[..., SpawnedProcess]) -> None:
+    skip_if_installed('nav2_msgs', children=True)
     process = spawn(SIM, '--ros-args', '-p', 'nav2:=true')  # this process's env: no package
     assert process.popen.wait(TIMEOUT) == 2
     assert ('sim_robot: nav2:=true but the Nav2 action types cannot be used: cannot import '

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """A TEST STAND-IN for py_trees_ros_interfaces: plain Python classes of the same shapes.
 
-py_trees_ros_interfaces is not on PyPI and cannot be built here, so the unit tests of
+py_trees_ros_interfaces is not on PyPI, so the unit tests of
 ``bt_executive/ros/streams.py`` hand the streams these classes instead of the real ones
 (``interfaces()`` below). They have the real messages' field names, constants and field
-types (written down from py_trees_ros_interfaces 2.1's .msg and .srv definitions), and
+types (those of py_trees_ros_interfaces 2.1's definitions, written down in
+definitions/py_trees_ros_interfaces and checked by test/ros/test_typed_standins.py), and
 like rosidl's generated classes they refuse unknown fields and values of the wrong type,
 so a misspelt field or a wrong type fails a test. They have no type support: nothing
-made of them can cross a process boundary, so these tests use a stand-in node as well.
+made of them can cross a process boundary, so these tests use a stand-in node as well
+(the ``typed_standin`` fixture gives the same types with real type support).
 ``UUID`` and ``Time`` are the real rosidl types (installed here); ``KeyValue`` of
 diagnostic_msgs is stood in for too.
 """

@@ -1,6 +1,9 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""STAND-IN action classes shaped like Nav2's (Kilted), without ROS type support.
+"""STAND-IN action classes shaped like Nav2's (Kilted 1.4.2), without ROS type support.
+
+The shapes are those of test/standins/definitions/nav2_msgs/action (written down from
+Nav2 1.4.2; test/ros/test_typed_standins.py checks these classes against them).
 
 Each part (Goal, Result, Feedback) is a plain class with the fields and defaults of the
 action definition and a ``get_fields_and_field_types()`` in the format of generated
@@ -64,8 +67,7 @@ class NavigateToPose:
         _fields = {'current_pose': 'geometry_msgs/PoseStamped',
                    'navigation_time': 'builtin_interfaces/Duration',
                    'estimated_time_remaining': 'builtin_interfaces/Duration',
-                   'number_of_recoveries': 'int16', 'distance_remaining': 'float',
-                   'position_tracking_error': 'float', 'heading_tracking_error': 'float'}
+                   'number_of_recoveries': 'int16', 'distance_remaining': 'float'}
 
 
 class DockRobot:
@@ -90,7 +92,7 @@ class DockRobot:
         UNKNOWN = 999
         _fields = {'success': 'boolean', 'error_code': 'uint16', 'num_retries': 'uint16',
                    'error_msg': 'string'}
-        _values = {'success': True}
+        _values = {'success': True, 'error_code': 0, 'num_retries': 0}
 
     class Feedback(_Part):
         NONE = 0
@@ -101,6 +103,7 @@ class DockRobot:
         RETRY = 5
         _fields = {'state': 'uint16', 'docking_time': 'builtin_interfaces/Duration',
                    'num_retries': 'uint16'}
+        _values = {'num_retries': 0}
 
 
 class UndockRobot:
@@ -117,7 +120,7 @@ class UndockRobot:
         TIMEOUT = 907
         UNKNOWN = 999
         _fields = {'success': 'boolean', 'error_code': 'uint16', 'error_msg': 'string'}
-        _values = {'success': True}
+        _values = {'success': True, 'error_code': 0}
 
     class Feedback(_Part):
         _fields: dict[str, str] = {}
