@@ -611,3 +611,29 @@ class ExecutorThread:
             self._stop.set_result(None)
         self._thread.join(timeout)
         return not self._thread.is_alive()
+
+
+#: A Fast DDS profile whose participants are dropped 3 s after they die (20 s by default).
+SHORT_LEASE = """<?xml version="1.0" encoding="UTF-8" ?>
+<dds xmlns="http://www.eprosima.com">
+  <profiles>
+    <participant profile_name="short_lease" is_default_profile="true">
+      <rtps><builtin><discovery_config>
+        <leaseDuration><sec>3</sec></leaseDuration>
+        <leaseAnnouncement><sec>1</sec></leaseAnnouncement>
+      </discovery_config></builtin></rtps>
+    </participant>
+  </profiles>
+</dds>
+"""
+
+
+def short_lease(directory: pathlib.Path) -> dict[str, str]:
+    """Return the environment that gives a process to be killed the short lease.
+
+    The lease is the dying participant's own setting: the others drop it from the graph
+    3 s after a SIGKILL instead of 20 s, and their discovery stops waiting on it sooner.
+    """
+    path = directory / 'short_lease.xml'
+    path.write_text(SHORT_LEASE)
+    return {'FASTDDS_DEFAULT_PROFILES_FILE': str(path)}

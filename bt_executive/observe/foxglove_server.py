@@ -12,6 +12,7 @@ when a server starts, never before.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import Any
@@ -23,6 +24,40 @@ from bt_executive.observe.foxglove import (CHANNELS, FoxgloveMessage, FoxgloveVi
 DEFAULT_HOST = '127.0.0.1'
 #: The Foxglove app's default WebSocket address is ws://localhost:8765.
 DEFAULT_PORT = 8765
+
+#: The SDK's loggers of one client's connection: what they say is that client's trouble.
+CLIENT_LOGGERS = 'foxglove.websocket.connected_client'
+
+
+class _QuietClientTrouble(logging.Handler):
+    """Print the SDK's warnings and errors as Python's last resort would, but a client's.
+
+    The SDK logs every client that goes away without a WebSocket close handshake (a
+    killed app, a dropped laptop) as an ERROR (``Error receiving from client ...:
+    Connection reset without closing handshake``); nobody configures logging in the
+    executive, so Python printed each one on stderr. A client's own connection trouble
+    hurts nobody else and says nothing about the executive: it is dropped. Everything else
+    the SDK says at WARNING or above is printed as before.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.name.startswith(CLIENT_LOGGERS) and logging.lastResort is not None:
+            logging.lastResort.handle(record)
+
+
+def quiet_client_errors() -> None:
+    """Route the SDK's log through :class:`_QuietClientTrouble` (once per process).
+
+    Left alone when the program configured the ``foxglove`` logger itself.
+    """
+    logger = logging.getLogger('foxglove')
+    if logger.handlers or not logger.propagate:
+        return
+    logger.addHandler(_QuietClientTrouble())
+    logger.propagate = False
 
 
 class FoxgloveServer:
@@ -42,6 +77,7 @@ class FoxgloveServer:
                  port: int = DEFAULT_PORT) -> None:
         import foxglove
 
+        quiet_client_errors()
         self._foxglove: Any = foxglove
         self.prefix = prefix
         self.host = host
@@ -97,4 +133,5 @@ class FoxgloveServer:
         self.server.stop()
 
 
-__all__ = ['DEFAULT_HOST', 'DEFAULT_PORT', 'FoxgloveServer']
+__all__ = ['CLIENT_LOGGERS', 'DEFAULT_HOST', 'DEFAULT_PORT', 'FoxgloveServer',
+           'quiet_client_errors']

@@ -15,7 +15,7 @@ import signal
 
 from conftest import PEERS
 from executive_host import write_tree
-from helpers import PeerEvents
+from helpers import PeerEvents, short_lease
 import pytest
 from test_fault_servers import board, start_fibonacci, Transitions, unique
 
@@ -26,26 +26,6 @@ pytestmark = [pytest.mark.ros, pytest.mark.slow]
 NOTICE_TIMEOUT = 90.0
 TIMEOUT = 30.0
 
-#: A Fast DDS profile whose participants are dropped 3 s after they die.
-SHORT_LEASE = """<?xml version="1.0" encoding="UTF-8" ?>
-<dds xmlns="http://www.eprosima.com">
-  <profiles>
-    <participant profile_name="short_lease" is_default_profile="true">
-      <rtps><builtin><discovery_config>
-        <leaseDuration><sec>3</sec></leaseDuration>
-        <leaseAnnouncement><sec>1</sec></leaseAnnouncement>
-      </discovery_config></builtin></rtps>
-    </participant>
-  </profiles>
-</dds>
-"""
-
-
-def short_lease(tmp_path):
-    """Return the environment that gives a peer the short lease."""
-    path = tmp_path / 'short_lease.xml'
-    path.write_text(SHORT_LEASE)
-    return {'FASTDDS_DEFAULT_PROFILES_FILE': str(path)}
 
 
 def kill(process):

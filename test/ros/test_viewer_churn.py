@@ -44,7 +44,7 @@ from typing import Any, Optional
 import urllib.request
 import uuid
 
-from helpers import free_port, SpawnedProcess, wait_for
+from helpers import free_port, short_lease, SpawnedProcess, wait_for
 import pytest
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -56,13 +56,21 @@ SIM = ROOT / 'bt_executive' / 'sim' / 'robot.py'
 EXECUTIVE = ROOT / 'bt_executive' / 'ros' / 'executive.py'
 CLI = ROOT / 'bt_executive' / 'app' / 'cli.py'
 CYCLES = 100
-#: killed viewers: started this many at a time
-KILL_BATCH = 4
+#: the streams each killed viewer process holds (a process start costs 2-3 s here)
+KILLED_STREAMS = 10
 TIMEOUT = 60.0
+#: a churning viewer's wait for one answer or message (a loaded machine, DDS discovery)
+PEER_TIMEOUT = 30.0
+#: viewers that leave without closing: each is a DDS participant of its own (1-2 s to make)
+LEAVE_CYCLES = 20
+#: snapshot_stream_timeout: a stream nobody reads is closed after this long (60 s by
+#: default; shorter so the test sees the left and killed viewers' streams go)
+ORPHAN_TIMEOUT = 10.0
 #: the whole churn, every kind at once, on a loaded 2-core machine
 CHURN_TIMEOUT = 400.0
 FOXGLOVE_SUBPROTOCOL = 'foxglove.sdk.v1'
-BAD_LINES = ('InvalidHandle', 'Traceback', 'Fatal Python error', 'Segmentation fault')
+BAD_LINES = ('InvalidHandle', 'Traceback', 'Fatal Python error', 'Segmentation fault',
+             'Error receiving from client', 'Error sending message to client')
 
 
 class StatusWatch:
@@ -127,16 +135,18 @@ def wait_done(process: SpawnedProcess, deadline: float) -> dict[str, Any]:
 
 def kill_viewers(spawn: Callable[..., SpawnedProcess], env: dict[str, str], executive: str,
                  count: int, deadline: float, errors: list[str]) -> None:
-    """Start viewers that read a stream and SIGKILL them, ``KILL_BATCH`` at a time."""
+    """Kill ``count`` viewers with SIGKILL while they read: processes of KILLED_STREAMS each.
+
+    ``env`` gives them a short DDS lease (helpers.short_lease): with the default 20 s, every
+    participant's discovery waits on the dead ones for that long, and the other churning
+    viewers' first snapshots with it; what is tested is the executive, not DDS.
+    """
     try:
-        done = 0
-        while done < count:
-            batch = [churn_peer(spawn, env, executive, 'hold')
-                     for _ in range(min(KILL_BATCH, count - done))]
-            for process in batch:
-                process.wait_for_line('HELD', timeout=max(1.0, deadline - time.monotonic()))
-                os.kill(process.pid, signal.SIGKILL)
-            done += len(batch)
+        for _ in range(count // KILLED_STREAMS):
+            process = churn_peer(spawn, env, executive, 'hold', '--cycles', str(KILLED_STREAMS),
+                                 '--timeout', str(PEER_TIMEOUT))
+            process.wait_for_line('HELD', timeout=max(1.0, deadline - time.monotonic()))
+            os.kill(process.pid, signal.SIGKILL)
     except BaseException as error:  # noqa: B902 - reported by the test
         errors.append(f'killed viewers: {type(error).__name__}: {error}')
 
@@ -213,7 +223,8 @@ def start_patrol(spawn: Callable[..., SpawnedProcess], namespace: str, env: dict
 
 
 def test_viewers_coming_and_going_never_hurt_the_patrol(
-        spawn: Callable[..., SpawnedProcess], ros_node: Any, typed_standin: Any) -> None:
+        spawn: Callable[..., SpawnedProcess], ros_node: Any, typed_standin: Any,
+        tmp_path: pathlib.Path) -> None:
     env = typed_standin('py_trees_ros_interfaces').environment()
     env['PYTHONFAULTHANDLER'] = '1'
     namespace = f'/churn_{uuid.uuid4().hex[:8]}'
@@ -221,34 +232,44 @@ def test_viewers_coming_and_going_never_hurt_the_patrol(
     groot2_port, foxglove_port = free_port(), free_port()
     executive = start_patrol(spawn, namespace, env, '-p', f'groot2_port:={groot2_port}',
                              '-p', f'foxglove_port:={foxglove_port}',
-                             '-p', 'snapshot_stream_timeout:=2.0')
+                             '-p', f'snapshot_stream_timeout:={ORPHAN_TIMEOUT}')
     status = StatusWatch(ros_node, executive_name)
     first = status.wait(lambda s: s.get('tick_count', 0) > 0, 'the patrol to tick')
     baseline = lasting(first['ros_entities'])
 
     deadline = time.monotonic() + CHURN_TIMEOUT
     errors: list[str] = []
-    peers = [churn_peer(spawn, env, executive_name, mode, '--cycles', str(CYCLES))
-             for mode in ('topics', 'streams', 'leave')]
-    threads = [threading.Thread(target=target, args=args, daemon=True) for target, args in (
-        (kill_viewers, (spawn, env, executive_name, CYCLES, deadline, errors)),
+    peers = [churn_peer(spawn, env, executive_name, mode, '--cycles', str(cycles),
+                        '--timeout', str(PEER_TIMEOUT))
+             for mode, cycles in (('topics', CYCLES), ('streams', CYCLES),
+                                  ('leave', LEAVE_CYCLES))]
+    killed_env = {**env, **short_lease(tmp_path)}
+    threads = [threading.Thread(target=target, args=args, daemon=True, name=target.__name__)
+               for target, args in (
+        (kill_viewers, (spawn, killed_env, executive_name, CYCLES, deadline, errors)),
         (churn_groot2, (groot2_port, CYCLES, errors)),
         (churn_foxglove, (foxglove_port, CYCLES, errors)),
         (churn_web_view, (spawn, namespace.strip('/'), CYCLES, 5, errors)))]
     for thread in threads:
         thread.start()
+    started = time.monotonic()
+    done = []
     for peer in peers:
-        wait_done(peer, deadline)
+        done.append(wait_done(peer, deadline))
+        print(f'churn: {done[-1]} after {time.monotonic() - started:.1f} s')
+    for event in done:  # the executive published to each: most viewers got their first
+        assert event['received'] >= event['cycles'] // 2, event  # message (see the peer)
     for thread in threads:
         thread.join(max(1.0, deadline - time.monotonic()))
         assert not thread.is_alive(), f'{thread.name} did not finish within the churn time'
+        print(f'churn: {thread.name} done after {time.monotonic() - started:.1f} s')
     assert errors == []
 
     assert executive.returncode is None, f'the executive died: {executive.returncode}'
     before = status.get()['tick_count']
     after = status.wait(lambda s: s['tick_count'] > before, 'the patrol to tick after the churn')
     assert after['callback_errors'] == 0
-    # the killed and left viewers' streams are closed by the orphan timeout (2 s here)
+    # the killed and left viewers' streams are closed by the orphan timeout
     status.wait(lambda s: lasting(s.get('ros_entities')) == baseline,
                 f"the executive's ROS entities to return to {baseline}")
     assert executive.stop() == 0

