@@ -27,7 +27,6 @@ NOTICE_TIMEOUT = 90.0
 TIMEOUT = 30.0
 
 
-
 def kill(process):
     process.popen.send_signal(signal.SIGKILL)
     process.popen.wait(TIMEOUT)
