@@ -24,9 +24,9 @@ from bt_executive.core.builder import build
 from bt_executive.core.loader import Loader
 from bt_executive.core.registry import Category
 from bt_executive.nodes.catalogue import default_registry
-from bt_executive.nodes.catalogue.ros_leaves import StubLeaf
 from bt_executive.nodes.plugins import (GROUP, installed_entry_points, load_plugins,
-                                        may_declare, PLUGIN_STUB, Plugins, stub_defaults)
+                                        may_declare, Plugins, stub_defaults)
+from bt_executive.nodes.stubs import PLUGIN_STUB, StubLeaf
 from plugin_package import blocks, build_package, ENTRY_POINT, Package, sessions, write_plugin
 import pytest
 
@@ -94,7 +94,7 @@ def test_a_plugin_type_joins_the_catalogue_and_is_guarded(plugin):
     assert built.nodes.guard(leaf) is not None
 
 
-@pytest.mark.parametrize('source', ['', 'bt_executive.nodes.leaves.Fake', 'py_trees.x'])
+@pytest.mark.parametrize('source', ['', 'bt_executive.nodes.status_leaves.Fake', 'py_trees.x'])
 def test_a_plugin_cannot_claim_to_be_trusted(plugin, source):
     entry = plugin(f"""
         def node_types():
@@ -198,9 +198,9 @@ def test_a_malformed_type_is_skipped_alone(plugin, case):
 
 
 @pytest.mark.parametrize('name, aliases, builtin', [
-    ('Sequence', (), "the built-in node type 'Sequence' (bt_executive.nodes.reused.Sequence)"),
+    ('Sequence', (), "the built-in node type 'Sequence' (bt_executive.nodes.composites.Sequence)"),
     ('Mine', ('Fallback',), "the built-in node type 'Selector' "
-                            "(bt_executive.nodes.reused.Selector) on the name 'Fallback'"),
+                            "(bt_executive.nodes.composites.Selector) on the name 'Fallback'"),
 ])
 def test_a_clash_with_the_catalogue_is_an_error_naming_both(plugin, name, aliases, builtin):
     entry = plugin(f"""

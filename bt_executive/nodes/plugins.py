@@ -39,16 +39,12 @@ import os
 import re
 import sys
 import traceback
-from typing import Any, Optional, Protocol, TYPE_CHECKING
+from typing import Any, Optional, Protocol
 
-from bt_executive.core.registry import Category, Factory, NodeType, Param, Registry
-from bt_executive.nodes.catalogue import default_registry, DEFAULT_STUBS
-from bt_executive.nodes.catalogue.ros_leaves import StubLeaf
-from bt_executive.nodes.catalogue.shared import STATUSES
-
-if TYPE_CHECKING:
-    from bt_executive.core.builder import BuildContext, Params
-    from py_trees.behaviour import Behaviour
+from bt_executive.core.registry import Category, NodeType, Param, Registry
+from bt_executive.nodes.catalogue import default_registry
+from bt_executive.nodes.ros_leaf_types import DEFAULT_STUBS
+from bt_executive.nodes.stubs import PLUGIN_STUB, stub_factory
 
 __all__ = ['GROUP', 'Logger', 'Origin', 'PLUGIN_STUB', 'PluginProblem', 'PluginType',
            'Plugins', 'installed', 'installed_entry_points', 'installed_registry',
@@ -56,10 +52,6 @@ __all__ = ['GROUP', 'Logger', 'Origin', 'PLUGIN_STUB', 'PluginProblem', 'PluginT
 
 #: The entry-point group in which packages declare node types.
 GROUP = 'bt_executive.node_types'
-
-#: How ``bt-executive tick`` stands in for a plugin's ROS leaf unless ``--stub`` says
-#: otherwise: (status, ticks RUNNING first).
-PLUGIN_STUB: tuple[str, int] = ('success', 0)
 
 _TYPE_NAME = re.compile(r'[A-Z][A-Za-z0-9_]*\Z')
 _PARAM_NAME = re.compile(r'[a-z][a-z0-9_]*\Z')
@@ -179,7 +171,7 @@ class Plugins:
         for plugin_type in self.types:
             node_type = plugin_type.node_type
             if offline and node_type.ros and node_type.category is Category.LEAF:
-                node_type = dataclasses.replace(node_type, factory=_stub(node_type.name))
+                node_type = dataclasses.replace(node_type, factory=stub_factory(node_type.name))
             registry.register(node_type)
         return registry
 
@@ -205,16 +197,6 @@ class Plugins:
                          + (f'  [{origin.distribution}]' if origin.distribution else ''))
             lines.append('      ' + (', '.join(names) if names else 'no node types'))
         return '\n'.join(lines)
-
-
-def _stub(type_name: str) -> Factory:
-    """Build a :class:`StubLeaf` for a plugin's ROS leaf, as ``ctx.stubs`` says."""
-    def factory(ctx: BuildContext, name: str, params: Params,
-                children: list[Behaviour]) -> Behaviour:
-        status, ticks = ctx.stubs.get(name, ctx.stubs.get(type_name, PLUGIN_STUB))
-        return StubLeaf(name, node_type=type_name, status=STATUSES[status],
-                        running_ticks=ticks)
-    return factory
 
 
 def stub_defaults(registry: Registry) -> dict[str, tuple[str, int]]:

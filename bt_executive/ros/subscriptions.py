@@ -32,7 +32,7 @@ from bt_executive.core.errors import Diagnostic, SourceLocation
 from bt_executive.core.expressions import EvaluationError
 from bt_executive.core.registry import hint
 from bt_executive.core.yaml_source import YMap, YNode, YScalar, YSeq
-from bt_executive.nodes.catalogue.sections import (
+from bt_executive.nodes.sections import (
     FIELD_PATH_PATTERN, KEY_PATTERN, MSG_TYPE_PATTERN, QOS_PROFILES, SUBSCRIPTION_KEYS,
     TOPIC_PATTERN)
 import py_trees
