@@ -4,8 +4,10 @@
 
 A package declares its node types with an entry point in the group :data:`GROUP`
 (``my_nodes = my_package.bt_nodes:node_types``). Each entry point names a callable that
-returns a :class:`~bt_executive.core.registry.NodeType` or an iterable of them, declared
-like the catalogue's own. :func:`installed_registry` returns the catalogue plus the node
+returns node types, or an iterable of them: behaviour classes that declare one, as the
+catalogue's own do (``declaration = NodeType(...)``, :meth:`NodeType.of
+<bt_executive.core.registry.NodeType.of>`), or :class:`~bt_executive.core.registry.NodeType`
+objects with a factory. :func:`installed_registry` returns the catalogue plus the node
 types of every installed plugin: the executive (``ros_registry()``) and every offline
 command (``bt-executive validate``, ``tick``, ``nodes``, ...) use it, so a plugin type is
 known everywhere once its package is installed. docs/plugins.md walks through one.
@@ -39,7 +41,7 @@ import os
 import re
 import sys
 import traceback
-from typing import Any, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
 from bt_executive.core.registry import Category, NodeType, Param, Registry
 from bt_executive.nodes.catalogue import default_registry
@@ -224,8 +226,8 @@ def _declared(entry_point: Any, origin: Origin) -> tuple[list[NodeType], list[Pl
     except (Exception, SystemExit) as error:  # noqa: B902 - whatever a plugin's import raises
         return skipped(f"cannot import '{entry_point.value}': "
                        f'{type(error).__name__}: {error}{_where(error)}')
-    if isinstance(target, NodeType):
-        return [target], []
+    if _declares(target):
+        return _node_types([target], entry_point, skipped)
     if not callable(target) or isinstance(target, type):
         what = 'a class' if isinstance(target, type) else _short(target)
         return skipped(f"'{entry_point.value}' is {what}, not a function returning node types")
@@ -234,22 +236,40 @@ def _declared(entry_point: Any, origin: Origin) -> tuple[list[NodeType], list[Pl
     except (Exception, SystemExit) as error:  # noqa: B902 - whatever a plugin's callable raises
         return skipped(f"'{entry_point.value}' raised {type(error).__name__}: {error}"
                        f'{_where(error)}')
-    if isinstance(result, NodeType):
-        return [result], []
+    if _declares(result):
+        return _node_types([result], entry_point, skipped)
     if isinstance(result, (str, bytes)) or not isinstance(result, Iterable):
         return skipped(f"'{entry_point.value}' returned {_short(result)}, not a NodeType or "
                        'a list of NodeType')
-    types: list[NodeType] = []
     try:
         items = list(result)
     except (Exception, SystemExit) as error:  # noqa: B902 - a generator may raise as well
         return skipped(f"iterating what '{entry_point.value}' returned raised "
                        f'{type(error).__name__}: {error}{_where(error)}')
     for index, item in enumerate(items):
-        if not isinstance(item, NodeType):
+        if not _declares(item):
             return skipped(f"'{entry_point.value}' returned {_short(item)} as item {index}, "
-                           'not a NodeType (bt_executive.core.registry)')
-        types.append(item)
+                           'not a NodeType (bt_executive.core.registry) nor a class that '
+                           'declares one')
+    return _node_types(items, entry_point, skipped)
+
+
+def _declares(item: Any) -> bool:
+    """Tell whether ``item`` is a node type: a NodeType, or a class with a declaration."""
+    return isinstance(item, NodeType) or (
+        isinstance(item, type) and isinstance(vars(item).get('declaration'), NodeType))
+
+
+def _node_types(items: list[Any], entry_point: Any,
+                skipped: Callable[[str], tuple[list[NodeType], list[PluginProblem]]]
+                ) -> tuple[list[NodeType], list[PluginProblem]]:
+    """Return the node types of NodeTypes and declaring classes (:meth:`NodeType.of`)."""
+    types: list[NodeType] = []
+    for item in items:
+        try:
+            types.append(NodeType.of(item))
+        except TypeError as error:  # e.g. a class whose build is not callable
+            return skipped(f"'{entry_point.value}' returned {_short(item)}: {error}")
     return types, []
 
 
