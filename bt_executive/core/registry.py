@@ -188,7 +188,7 @@ class NodeType:
     source: str = ''
 
     @classmethod
-    def of(cls, declared: Any) -> 'NodeType':
+    def of(cls, declared: 'NodeType | type') -> 'NodeType':
         """Return the node type a behaviour class declares.
 
         The class declares it in its own ``declaration`` attribute (a :class:`NodeType`;
@@ -265,7 +265,7 @@ class Registry:
             anything there)
     """
 
-    def __init__(self, types: Iterable[Any] = (), *, sections: Iterable[str] = (),
+    def __init__(self, types: Iterable[NodeType | type] = (), *, sections: Iterable[str] = (),
                  section_keys: Optional[Mapping[str, Callable[[Any], Iterable[str]]]] = None,
                  section_schemas: Optional[Mapping[str, Mapping[str, Any]]] = None):
         self._types: dict[str, NodeType] = {}
@@ -276,7 +276,7 @@ class Registry:
         for node_type in types:
             self.register(node_type)
 
-    def register(self, node_type: Any, *, replace: bool = False) -> None:
+    def register(self, node_type: NodeType | type, *, replace: bool = False) -> None:
         """Add a node type: a :class:`NodeType` or a class that declares one.
 
         Raises:
