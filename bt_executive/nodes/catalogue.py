@@ -111,4 +111,3 @@ def default_registry() -> Registry:
     return Registry(_default_types(), sections=SECTIONS,
                     section_keys={'subscriptions': subscription_keys},
                     section_schemas=SECTION_SCHEMAS)
-
