@@ -19,13 +19,7 @@ from behaviour_helpers import (
     tick,
     trace,
 )
-from bt_executive.nodes.composites import (
-    ActiveSelector,
-    Marathon,
-    Race,
-    RandomSelector,
-    RandomSequence,
-)
+from bt_executive.nodes.composites import ActiveSelector, Marathon, Race
 from bt_executive.nodes.conditionals import Filter, IfThenElse, Monitor, While
 from bt_executive.nodes.decorators import (
     Cooldown,
@@ -35,11 +29,11 @@ from bt_executive.nodes.decorators import (
     UntilFailure,
     UntilSuccess,
 )
-from bt_executive.nodes.leaves import (
+from bt_executive.nodes.log import Log, LOGGER_NAME
+from bt_executive.nodes.predicates import Condition
+from bt_executive.nodes.random_composites import RandomSelector, RandomSequence
+from bt_executive.nodes.terminate import (
     clear_termination,
-    Condition,
-    Log,
-    LOGGER_NAME,
     Terminate,
     termination_requested,
     TerminationRequest,

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 from bt_executive.core.builder import apply_blackboard_defaults, build
 from bt_executive.core.expressions import EvaluationError
 from bt_executive.core.loader import Loader
-from bt_executive.nodes.blackboard import (
+from bt_executive.nodes.blackboard_leaves import (
     BlackboardExists,
     KeyPath,
     PathError,

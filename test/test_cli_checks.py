@@ -17,9 +17,9 @@ import sys
 from bt_executive.core.key_check import check_reads
 from bt_executive.core.loader import Loader
 from bt_executive.nodes.catalogue import default_registry
-from bt_executive.nodes.common import time_left
 from bt_executive.nodes.decorators import Delay, Timeout
-from bt_executive.nodes.leaves import Wait
+from bt_executive.nodes.status_leaves import Wait
+from bt_executive.nodes.support import time_left
 import py_trees
 from py_trees.common import Status
 import pytest

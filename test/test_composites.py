@@ -7,14 +7,9 @@ from __future__ import annotations
 from typing import Callable
 
 from behaviour_helpers import assert_aborted, F, INVALID, leaves, Probe, queue, R, S, tick, trace
-from bt_executive.nodes.composites import (
-    ActiveSelector,
-    Marathon,
-    Race,
-    RandomSelector,
-    RandomSequence,
-)
-from bt_executive.nodes.leaves import Condition
+from bt_executive.nodes.composites import ActiveSelector, Marathon, Race
+from bt_executive.nodes.predicates import Condition
+from bt_executive.nodes.random_composites import RandomSelector, RandomSequence
 from py_trees.behaviour import Behaviour
 from py_trees.behaviours import Failure, Success
 from py_trees.composites import Selector

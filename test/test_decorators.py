@@ -28,7 +28,7 @@ from bt_executive.nodes.decorators import (
     UntilFailure,
     UntilSuccess,
 )
-from bt_executive.nodes.leaves import Wait
+from bt_executive.nodes.status_leaves import Wait
 from py_trees.behaviour import Behaviour
 from py_trees.behaviours import Failure, Success
 from py_trees.common import Status

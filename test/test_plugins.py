@@ -11,6 +11,7 @@ test/ros/test_plugins_executive.py.
 
 from __future__ import annotations
 
+import dataclasses
 from importlib.metadata import EntryPoint
 import pathlib
 import subprocess
@@ -24,10 +25,11 @@ from bt_executive.core.builder import build
 from bt_executive.core.loader import Loader
 from bt_executive.core.registry import Category
 from bt_executive.nodes.catalogue import default_registry
-from bt_executive.nodes.catalogue.ros_leaves import StubLeaf
 from bt_executive.nodes.plugins import (GROUP, installed_entry_points, load_plugins,
-                                        may_declare, PLUGIN_STUB, Plugins, stub_defaults)
+                                        may_declare, Plugins, stub_defaults)
+from bt_executive.nodes.stubs import PLUGIN_STUB, StubLeaf
 from plugin_package import blocks, build_package, ENTRY_POINT, Package, sessions, write_plugin
+from py_trees.common import Status
 import pytest
 
 HEADER = """
@@ -94,7 +96,59 @@ def test_a_plugin_type_joins_the_catalogue_and_is_guarded(plugin):
     assert built.nodes.guard(leaf) is not None
 
 
-@pytest.mark.parametrize('source', ['', 'bt_executive.nodes.leaves.Fake', 'py_trees.x'])
+CLASSES = """
+class Hello(Leaf):
+    declaration = NodeType(name='Hello', category=Category.LEAF, doc='says hello',
+                           params=(Param('word', ParamType.STRING, 'w', default='hi'),),
+                           primary='word')
+
+    @classmethod
+    def build(cls, ctx, name, params, children):
+        leaf = cls(name)
+        leaf.word = params['word']
+        return leaf
+
+
+class Bare(Leaf):
+    declaration = NodeType(name='Bare', category=Category.LEAF, doc='built as Bare(name=)')
+
+
+class Borrowed(Hello):
+    pass
+"""
+
+
+@pytest.mark.parametrize('body', [
+    'def node_types():\n    return [Hello, Bare, leaf("Old")]\n',  # classes and NodeTypes
+    'def node_types():\n    return (t for t in (Hello, Bare, leaf("Old")))\n',
+])
+def test_a_plugin_may_declare_its_types_on_classes(plugin, body):
+    entry = plugin(textwrap.dedent(CLASSES) + body, name='classes')
+    plugins = load_plugins(entry_points=[entry])
+    assert plugins.problems == ()
+    assert [t.node_type.name for t in plugins.types] == ['Hello', 'Bare', 'Old']
+    hello = plugins.types[0].node_type
+    assert hello.source == f'{entry.module}.Hello'  # its class: not trusted
+    registry = plugins.registry(default_registry())
+    built = build(Loader(registry).load_text(
+        'trees: {Main: {Sequence: [Hello: yo, Bare: ]}}', name='t.yaml'), registry=registry)
+    hello_leaf, bare_leaf = built.root.children
+    assert hello_leaf.word == 'yo' and type(bare_leaf).__name__ == 'Bare'
+    assert built.nodes.guard(hello_leaf) is not None
+
+
+def test_an_entry_point_may_name_a_class_and_a_borrowed_declaration_is_none(plugin):
+    entry = plugin(textwrap.dedent(CLASSES), name='one', attr='Hello')
+    assert [t.node_type.name for t in load_plugins(entry_points=[entry]).types] == ['Hello']
+    entry = plugin(textwrap.dedent(CLASSES) + 'def node_types():\n    return [Borrowed]\n',
+                   name='borrowed')
+    message = only_problem(load_plugins(entry_points=[entry]))
+    assert "returned <class '" in message and 'Borrowed' in message
+    assert 'not a NodeType (bt_executive.core.registry) nor a class that declares one' \
+        in message
+
+
+@pytest.mark.parametrize('source', ['', 'bt_executive.nodes.status_leaves.Fake', 'py_trees.x'])
 def test_a_plugin_cannot_claim_to_be_trusted(plugin, source):
     entry = plugin(f"""
         def node_types():
@@ -198,9 +252,9 @@ def test_a_malformed_type_is_skipped_alone(plugin, case):
 
 
 @pytest.mark.parametrize('name, aliases, builtin', [
-    ('Sequence', (), "the built-in node type 'Sequence' (bt_executive.nodes.reused.Sequence)"),
+    ('Sequence', (), "the built-in node type 'Sequence' (bt_executive.nodes.composites.Sequence)"),
     ('Mine', ('Fallback',), "the built-in node type 'Selector' "
-                            "(bt_executive.nodes.reused.Selector) on the name 'Fallback'"),
+                            "(bt_executive.nodes.composites.Selector) on the name 'Fallback'"),
 ])
 def test_a_clash_with_the_catalogue_is_an_error_naming_both(plugin, name, aliases, builtin):
     entry = plugin(f"""
@@ -308,12 +362,47 @@ def test_entry_points_are_left_to_importlib_metadata_where_unsure(
 
 def test_the_docs_declare_one_entry_point_in_every_format():
     files, alternatives = blocks('file'), blocks('alternative')
-    assert set(alternatives) == {'setup.cfg', 'pyproject.toml'}
+    assert set(alternatives) == {'setup.cfg', 'pyproject.toml', WITHOUT_CLASSES}
     assert f"'{ENTRY_POINT}'" in files['setup.py']
     assert f'{GROUP} =\n    {ENTRY_POINT}\n' in alternatives['setup.cfg']
     name, _, value = ENTRY_POINT.partition(' = ')
     assert f'[project.entry-points."{GROUP}"]\n{name} = "{value}"\n' \
         in alternatives['pyproject.toml']
+
+
+#: The docs' node types declared as NodeType objects with factories (the older form).
+WITHOUT_CLASSES = 'my_robot_bt/bt_nodes_without_classes.py'
+
+
+def test_the_docs_node_types_declared_without_classes_are_the_same(tmp_path, monkeypatch):
+    """Both forms of docs/plugins.md declare the same types, built alike."""
+    files = {**blocks('file'), WITHOUT_CLASSES: blocks('alternative')[WITHOUT_CLASSES],
+             'my_robot_bt/__init__.py': ''}
+    for name in ('my_robot_bt/__init__.py', 'my_robot_bt/bt_nodes.py', WITHOUT_CLASSES):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(files[name])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for module in [name for name in sys.modules if name.split('.')[0] == 'my_robot_bt']:
+        monkeypatch.delitem(sys.modules, module)
+    forms = [load_plugins(entry_points=[EntryPoint(
+        'my_robot_bt', f'my_robot_bt.{module}:node_types', GROUP)])
+        for module in ('bt_nodes', 'bt_nodes_without_classes')]
+    assert [plugins.problems for plugins in forms] == [(), ()]
+    with_classes, without = ([dataclasses.replace(t.node_type, factory=None)
+                              for t in plugins.types] for plugins in forms)
+    assert with_classes == without and [t.name for t in without] == ['Countdown', 'Say']
+    for plugins in forms:
+        registry = plugins.registry(default_registry())
+        document = Loader(registry).load_text(
+            'trees: {Main: {Sequence: [Countdown: {start: 1, key: n}, Say: hi]}}',
+            name='t.yaml')
+        root = build(document, registry=registry).root
+        assert [type(child).__name__ for child in root.children] == ['Countdown', 'StubLeaf']
+        statuses = []
+        for _ in range(2):
+            root.tick_once()
+            statuses.append(root.status)
+        assert statuses == [Status.RUNNING, Status.SUCCESS]
 
 
 def test_the_egg_info_holds_the_docs_entry_point(package):

@@ -18,7 +18,7 @@ from bt_executive.core.builder import apply_blackboard_defaults, build
 from bt_executive.core.loader import Loader
 from bt_executive.core.table import BuiltTree, table_for
 from bt_executive.nodes.catalogue import default_registry
-from bt_executive.nodes.leaves import (
+from bt_executive.nodes.terminate import (
     STOP_AT_TERMINATE,
     Terminate,
     termination_requested,

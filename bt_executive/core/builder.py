@@ -25,7 +25,8 @@ from bt_executive.core.errors import Diagnostic, excerpt, SourceLocation, TreeEr
 from bt_executive.core.expressions import EvaluationError, Expression, literal
 from bt_executive.core.faults import FaultGuard
 from bt_executive.core.loader import check_type, is_key
-from bt_executive.core.registry import Category, NodeType, ParamType, Registry, REQUIRED
+from bt_executive.core.registry import Category, NodeType, Param, ParamType, Registry, \
+    REQUIRED
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
 from bt_executive.core.table import BuiltTree, log_to_stderr, NodeInfo, NodeTable, Probe
 import py_trees
@@ -162,7 +163,24 @@ class Params:
 
 
 class SubtreeBehaviour(py_trees.decorators.Decorator):
-    """Marks where a named tree was expanded; passes its child's status through."""
+    """Marks where a named tree was expanded; passes its child's status through.
+
+    It declares the ``Subtree`` node type, which has no factory: :class:`Builder` expands
+    it (the called tree's root, built with the call's arguments, becomes its child).
+    """
+
+    declaration = NodeType(
+        name='Subtree',
+        category=Category.SUBTREE,
+        doc=('Runs another tree of the document in place. Further keys are arguments for '
+             "the called tree's params (literals, $references or ${expressions})."),
+        params=(
+            Param('tree', ParamType.STRING, 'name of the tree to run'),
+        ),
+        primary='tree',
+        aliases=('RunTree', 'SubTree'),
+        btcpp='SubTree',
+    )
 
     def __init__(self, name: str, child: py_trees.behaviour.Behaviour, *, tree: str):
         super().__init__(name=name, child=child)

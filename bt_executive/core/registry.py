@@ -2,10 +2,27 @@
 # SPDX-License-Identifier: Apache-2.0
 """The node-type registry: the single source of truth for node types and their parameters.
 
-Every node type a tree file may use is declared here once, as a :class:`NodeType` with
-its category, child count, parameter specs, documentation and BT.CPP name. The loader
-validates against it, the builder instantiates through it, ``bt-executive nodes`` prints
-it and the language reference in ``docs/`` is generated from it.
+Every node type a tree file may use is declared once, as a :class:`NodeType` with its
+category, child count, parameter specs, documentation and BT.CPP name. The loader validates
+against the registry, the builder instantiates through it, ``bt-executive nodes`` prints it
+and the language reference in ``docs/`` is generated from it.
+
+A node type is declared where its behaviour is, on the class (as BT.CPP's
+``providedPorts()`` puts the ports on the node class)::
+
+    class Wait(py_trees.behaviour.Behaviour):
+        declaration = NodeType(name='Wait', category=Category.LEAF, doc='...',
+                               params=(Param('seconds', ParamType.FLOAT, 'duration'),),
+                               primary='seconds')
+
+        @classmethod
+        def build(cls, ctx, name, params, children):
+            return cls(name, seconds=params['seconds'], clock=ctx.clock)
+
+:meth:`NodeType.of` turns such a class into the node type the registry holds (its
+``build`` as the factory, its own module and name as the ``source``); a :class:`Registry`
+takes classes and :class:`NodeType` objects alike. A :class:`NodeType` with a ``factory``
+of its own is the other form, for node types without a class to carry them.
 """
 
 from __future__ import annotations
@@ -117,6 +134,27 @@ class Param:
 Factory = Callable[..., Any]
 
 
+def _leaf(cls: Any) -> Factory:
+    """Build ``cls(name=)``: a leaf without parameters."""
+    def build(ctx: Any, name: str, params: Any, children: list[Any]) -> Any:
+        return cls(name=name)
+    return build
+
+
+def _decorator(cls: Any) -> Factory:
+    """Build ``cls(name=, child=)``: a decorator without parameters."""
+    def build(ctx: Any, name: str, params: Any, children: list[Any]) -> Any:
+        return cls(name=name, child=children[0])
+    return build
+
+
+def _composite(cls: Any) -> Factory:
+    """Build ``cls(name=, children=)``: a composite without parameters."""
+    def build(ctx: Any, name: str, params: Any, children: list[Any]) -> Any:
+        return cls(name=name, children=children)
+    return build
+
+
 @dataclasses.dataclass(frozen=True)
 class NodeType:
     """The specification of one node type.
@@ -149,6 +187,45 @@ class NodeType:
     ros: bool = False
     source: str = ''
 
+    @classmethod
+    def of(cls, declared: 'NodeType | type') -> 'NodeType':
+        """Return the node type a behaviour class declares.
+
+        The class declares it in its own ``declaration`` attribute (a :class:`NodeType`;
+        one inherited from a base class does not count: each node type is declared by one
+        class). The factory is the class's ``build`` classmethod
+        (``build(ctx, name, params, children)``; an inherited one too, so a subclass whose
+        constructor differs overrides it), else the declaration's own ``factory``, else, for
+        a class whose constructor needs only its name and child or children, ``cls(name=)``
+        (leaf), ``cls(name=, child=)`` (decorator) or ``cls(name=, children=)``
+        (composite). A subtree has none: the builder expands it. The ``source`` is the
+        declaration's own, else the class's module and name.
+
+        Args:
+            declared: a class with a ``declaration``, or a :class:`NodeType` (returned as is)
+
+        Raises:
+            TypeError: if ``declared`` is neither, or its ``build`` is not callable.
+        """
+        if isinstance(declared, NodeType):
+            return declared
+        declaration = vars(declared).get('declaration') if isinstance(declared, type) \
+            else None
+        if not isinstance(declaration, NodeType):
+            raise TypeError(f'{declared!r} is neither a NodeType nor a class with a '
+                            '`declaration = NodeType(...)` of its own')
+        factory = getattr(declared, 'build', None)
+        if factory is not None and not callable(factory):
+            raise TypeError(f'{declared.__qualname__}.build is not callable')
+        if factory is None:
+            factory = declaration.factory
+        if factory is None:
+            default = {Category.LEAF: _leaf, Category.DECORATOR: _decorator,
+                       Category.COMPOSITE: _composite}.get(declaration.category)
+            factory = default(declared) if default is not None else None
+        source = declaration.source or f'{declared.__module__}.{declared.__qualname__}'
+        return dataclasses.replace(declaration, factory=factory, source=source)
+
     def param(self, name: str) -> Optional[Param]:
         """Return the parameter spec called ``name`` or None."""
         for param in self.params:
@@ -176,7 +253,8 @@ class Registry:
     """A closed set of node types, looked up by name or alias.
 
     Args:
-        types: the node types
+        types: the node types: :class:`NodeType` objects or classes that declare one
+            (:meth:`NodeType.of`)
         sections: top-level keys of a tree file that belong to other layers (e.g. the ROS
             layer's ``subscriptions``): the loader accepts them and keeps their YAML in
             ``Document.sections`` for that layer to validate
@@ -187,7 +265,7 @@ class Registry:
             anything there)
     """
 
-    def __init__(self, types: Iterable[NodeType] = (), *, sections: Iterable[str] = (),
+    def __init__(self, types: Iterable[NodeType | type] = (), *, sections: Iterable[str] = (),
                  section_keys: Optional[Mapping[str, Callable[[Any], Iterable[str]]]] = None,
                  section_schemas: Optional[Mapping[str, Mapping[str, Any]]] = None):
         self._types: dict[str, NodeType] = {}
@@ -198,12 +276,14 @@ class Registry:
         for node_type in types:
             self.register(node_type)
 
-    def register(self, node_type: NodeType, *, replace: bool = False) -> None:
-        """Add a node type.
+    def register(self, node_type: NodeType | type, *, replace: bool = False) -> None:
+        """Add a node type: a :class:`NodeType` or a class that declares one.
 
         Raises:
             ValueError: if the name or an alias is taken and ``replace`` is False.
+            TypeError: if ``node_type`` declares no node type (:meth:`NodeType.of`).
         """
+        node_type = NodeType.of(node_type)
         for name in (node_type.name, *node_type.aliases):
             existing = self._by_name.get(name)
             if existing is not None and not (replace and existing.name == node_type.name):

@@ -1,31 +1,45 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""Composites py_trees lacks: Race, Marathon, ParallelFailureOnAll, ActiveSelector, random ones.
+"""Composites that tick their children in order: sequences, selectors, parallels, races.
 
-:class:`BaseComposite` holds the plumbing these composites share with those of
-:mod:`bt_executive.nodes.conditionals`; the conventions every behaviour of this package
-follows are described in :mod:`bt_executive.nodes`.
+py_trees' ``Sequence``, ``Selector`` and ``Parallel`` are reused as they are, except that
+a FAILURE says which child failed and why (set in ``terminate()``, so a tick that does not
+fail costs nothing extra); ``ReactiveSequence`` and ``ActiveSelector`` are py_trees' without
+memory, and ``Race``, ``Marathon`` and :class:`ParallelFailureOnAll` (``Parallel`` with
+``failure: all``) are ours. Each class declares its node type (``declaration``) and, where
+parameters choose how it is made, builds it from them (``build``).
+
+:class:`BaseComposite` holds the plumbing our composites share with those of
+:mod:`~bt_executive.nodes.random_composites` and :mod:`~bt_executive.nodes.conditionals`;
+the conventions every behaviour of this package follows are described in
+:mod:`bt_executive.nodes`.
 """
 
 from __future__ import annotations
 
-import math
-import random
-from typing import Generator, Iterator, Sequence
+import typing
+from typing import Generator, Iterator, TYPE_CHECKING
 
-from bt_executive.nodes.common import failure_reason, plural
+from bt_executive.core.registry import Category, NodeType, Param, ParamType
+from bt_executive.nodes.support import failure_reason, plural
+import py_trees
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
-from py_trees.composites import Composite, Selector
+from py_trees.composites import Composite
+
+if TYPE_CHECKING:
+    from bt_executive.core.builder import BuildContext, Params
 
 __all__ = [
     'ActiveSelector',
     'BaseComposite',
     'Marathon',
+    'Parallel',
     'ParallelFailureOnAll',
     'Race',
-    'RandomSelector',
-    'RandomSequence',
+    'ReactiveSequence',
+    'Selector',
+    'Sequence',
 ]
 
 
@@ -38,7 +52,7 @@ class BaseComposite(Composite):
     Whenever the composite finishes or is stopped, its RUNNING children are stopped with INVALID.
     """
 
-    def __init__(self, name: str, children: Sequence[Behaviour] | None = None):
+    def __init__(self, name: str, children: typing.Sequence[Behaviour] | None = None):
         """Create the composite.
 
         Args:
@@ -54,7 +68,7 @@ class BaseComposite(Composite):
         """Return why the children do not fit this composite, or None if they do."""
         return None
 
-    def _check_given_layout(self, children: Sequence[Behaviour] | None) -> None:
+    def _check_given_layout(self, children: typing.Sequence[Behaviour] | None) -> None:
         """Raise if children were given to the constructor and do not fit this composite.
 
         Args:
@@ -102,7 +116,7 @@ class BaseComposite(Composite):
 
     def _tick_in_order(
         self,
-        children: Sequence[Behaviour],
+        children: typing.Sequence[Behaviour],
         advance_on: Status,
         running_verb: str,
     ) -> Generator[Behaviour, None, None]:
@@ -143,11 +157,11 @@ class BaseComposite(Composite):
             self._finish(Status.FAILURE, self._failure_message(children, index))
         yield self
 
-    def _success_message(self, children: Sequence[Behaviour], index: int) -> str:
+    def _success_message(self, children: typing.Sequence[Behaviour], index: int) -> str:
         """Return the feedback when :meth:`_tick_in_order` ends on SUCCESS at ``index``."""
         raise NotImplementedError
 
-    def _failure_message(self, children: Sequence[Behaviour], index: int) -> str:
+    def _failure_message(self, children: typing.Sequence[Behaviour], index: int) -> str:
         """Return the feedback when :meth:`_tick_in_order` ends on FAILURE at ``index``."""
         raise NotImplementedError
 
@@ -174,133 +188,243 @@ class BaseComposite(Composite):
         Composite.stop(self, new_status)
 
 
-class Race(BaseComposite):
-    """Run all children concurrently; the first to succeed wins.
+def _last_failed(children: list[Behaviour]) -> Behaviour | None:
+    """Return the last child whose status is FAILURE, or None."""
+    for child in reversed(children):
+        if child.status is Status.FAILURE:
+            return child
+    return None
 
-    Every tick, the children that have not finished in this run are ticked in order. As soon as
-    one returns SUCCESS, the race returns SUCCESS and every other RUNNING child is stopped with
-    INVALID (children after the winner are not ticked on that tick). A child that returns
-    FAILURE is out of the race: it is not ticked again in this run. The race returns FAILURE
-    when every child has failed (also with no children), RUNNING otherwise. A new run (the
-    first tick after the race finished or was stopped) resets all children and re-enters them.
 
-    Unlike ``py_trees.composites.Parallel`` with ``SuccessOnOne``, a failing child does not
-    make the race fail while others are still running.
-    """
+class _ExplainedComposite:
+    """Mixin for py_trees composites: forget the reason on a new run, give one on FAILURE."""
 
-    def __init__(self, name: str, *, children: Sequence[Behaviour] | None = None):
-        """Create the race.
+    children: list[Behaviour]
+    feedback_message: str
+
+    def initialise(self) -> None:
+        """Start a run without the previous run's reason."""
+        self.feedback_message = ''
+        super().initialise()  # type: ignore[misc]
+
+    def terminate(self, new_status: Status) -> None:
+        """Explain a FAILURE by the child that failed."""
+        if new_status is Status.FAILURE:
+            self.feedback_message = self._failure_reason()
+        super().terminate(new_status)  # type: ignore[misc]
+
+    def _failure_reason(self) -> str:
+        """Return why this composite failed."""
+        child = _last_failed(self.children)
+        if child is not None:
+            return failure_reason(child)
+        return 'no children' if not self.children else 'failed'
+
+
+class Sequence(_ExplainedComposite, py_trees.composites.Sequence):
+    """``py_trees.composites.Sequence``; FAILURE says which child failed and why."""
+
+    declaration = NodeType(
+        name='Sequence',
+        category=Category.COMPOSITE,
+        doc=("Ticks its children in order. A child's SUCCESS moves on to the next child in "
+             "the same tick; a child's RUNNING makes the sequence RUNNING; a child's FAILURE "
+             "makes it FAILURE at once (\"'<child>' failed: <its reason>\"). SUCCESS when the "
+             'last child succeeded. With memory (default) the next tick resumes at the '
+             'RUNNING child; without, every tick starts again from the first child (see '
+             'ReactiveSequence).'),
+        params=(
+            Param('memory', ParamType.BOOL, 'resume the running child instead of restarting',
+                  default=True),
+        ),
+        min_children=1,
+        max_children=None,
+        btcpp='Sequence',
+    )
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build a sequence with the ``memory`` parameter."""
+        return cls(name=name, memory=params['memory'], children=children)
+
+
+class ReactiveSequence(Sequence):
+    """:class:`Sequence` without memory: every tick starts again from the first child."""
+
+    declaration = NodeType(
+        name='ReactiveSequence',
+        category=Category.COMPOSITE,
+        doc=('Sequence without memory: every tick starts again from the first child, so a '
+             'precondition that fails (or runs) halts the child that was running after it. '
+             'RUNNING, SUCCESS and FAILURE as Sequence.'),
+        min_children=1,
+        max_children=None,
+        btcpp='ReactiveSequence',
+    )
+
+    def __init__(self, name: str, *, children: typing.Sequence[Behaviour] | None = None):
+        """Create the sequence.
 
         Args:
             name: the behaviour name.
-            children: the competitors, ticked in this order.
+            children: the children, in order.
         """
-        super().__init__(name, children)
-        self._failed: set[object] = set()
+        super().__init__(name=name, memory=False, children=children)
 
-    def _begin_run(self) -> None:
-        """Forget the children that failed in the previous run."""
-        self._failed = set()
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build the sequence (it has no parameters)."""
+        return cls(name=name, children=children)
+
+
+class Selector(_ExplainedComposite, py_trees.composites.Selector):
+    """``py_trees.composites.Selector``; FAILURE says that every child failed."""
+
+    declaration = NodeType(
+        name='Selector',
+        category=Category.COMPOSITE,
+        doc=("Priority selector (fallback): ticks its children in order. A child's FAILURE "
+             'moves on to the next child in the same tick; the first child that succeeds or '
+             'runs gives the result (SUCCESS or RUNNING). FAILURE when every child failed '
+             "('all N children failed'). Without memory (default) every tick starts again "
+             'from the first child, and a running lower-priority child is halted (INVALID) '
+             'when a higher one succeeds or runs; with memory the next tick resumes at the '
+             'RUNNING child.'),
+        params=(
+            Param('memory', ParamType.BOOL,
+                  'resume the running child without re-checking higher priorities',
+                  default=False),
+        ),
+        min_children=1,
+        max_children=None,
+        aliases=('Fallback',),
+        btcpp='ReactiveFallback',
+    )
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build a selector with the ``memory`` parameter."""
+        return cls(name=name, memory=params['memory'], children=children)
+
+    def _failure_reason(self) -> str:
+        """Say that every child failed (the why chain follows the last one)."""
+        count = len(self.children)
+        return f'all {plural(count, "child")} failed' if count else 'no children'
+
+
+class ActiveSelector(py_trees.composites.Selector):
+    """A priority selector without memory: ``py_trees.composites.Selector(memory=False)``.
+
+    Every tick re-evaluates the children from the first one; the first child that returns
+    RUNNING or SUCCESS decides the result, and if it differs from the child that ran on the
+    previous tick, every child after it (in particular the previously RUNNING lower-priority
+    child) is stopped with INVALID. A higher-priority child that returns FAILURE does not
+    disturb a RUNNING lower-priority child: that child keeps running (it is not restarted).
+    FAILURE when every child failed (also with no children).
+
+    This is a thin subclass: py_trees' memoryless Selector already aborts lower priorities; the
+    subclass only fixes ``memory=False``, makes ``children`` keyword-only and sets the feedback
+    message on FAILURE.
+    """
+
+    declaration = NodeType(
+        name='ActiveSelector',
+        category=Category.COMPOSITE,
+        doc=("Selector without memory (the seeds' ActiveSelector): every tick re-evaluates "
+             'the higher priorities and halts the running lower one when one of them '
+             'succeeds or runs. SUCCESS or RUNNING from the first child that does not fail; '
+             'FAILURE when every child failed.'),
+        min_children=1,
+        max_children=None,
+        btcpp='ReactiveFallback',
+    )
+
+    def __init__(self, name: str, *, children: typing.Sequence[Behaviour] | None = None):
+        """Create the selector.
+
+        Args:
+            name: the behaviour name.
+            children: the children, highest priority first.
+        """
+        super().__init__(name, memory=False, children=children)
 
     def tick(self) -> Iterator[Behaviour]:
-        """Tick the children still in the race.
+        """Tick as ``Selector(memory=False)`` and explain a FAILURE.
 
         Yields:
             This behaviour or one of its descendants.
         """
-        self.logger.debug(f'{self.__class__.__name__}.tick()')
-        self._start_if_new_run()
-        for child in self.children:
-            if child.id in self._failed:
-                continue
-            self.current_child = child
-            yield from child.tick()
-            if child.status == Status.SUCCESS:
-                self._finish(Status.SUCCESS, f"'{child.name}' won")
-                self.current_child = child
-                yield self
-                return
-            if child.status != Status.RUNNING:
-                self._failed.add(child.id)
-        if len(self._failed) == len(self.children):
-            if self.children:
-                message = f'all {plural(len(self.children), "child")} failed'
-            else:
-                message = 'no children'
-            self._finish(Status.FAILURE, message)
-        else:
-            self.status = Status.RUNNING
-            running = len(self.children) - len(self._failed)
-            self.feedback_message = f'{running} of {len(self.children)} still racing'
-        yield self
+        for node in super().tick():
+            if node is self:
+                if self.status == Status.FAILURE:
+                    count = len(self.children)
+                    self.feedback_message = (
+                        f'all {plural(count, "child")} failed' if count else 'no children'
+                    )
+                elif self.current_child is not None:
+                    self.feedback_message = f"'{self.current_child.name}' is {self.status.name}"
+            yield node
 
 
-class Marathon(BaseComposite):
-    """Run all children concurrently until every one of them has finished.
+class Parallel(_ExplainedComposite, py_trees.composites.Parallel):
+    """``py_trees.composites.Parallel``; FAILURE says which child failed and why.
 
-    Every tick, the children that have not finished in this run are ticked in order; a child
-    that returns SUCCESS or FAILURE is not ticked again in this run, and a failure does not stop
-    the others. When all children have finished, the marathon returns SUCCESS, or, with
-    ``require_success``, FAILURE if any child failed (the feedback says how many). It is RUNNING
-    until then. With no children it succeeds at once. A new run resets all children.
+    py_trees fails as soon as a child fails (the first in child order is named). The node
+    type's ``failure: all`` is :class:`ParallelFailureOnAll` (:meth:`build` chooses).
     """
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        children: Sequence[Behaviour] | None = None,
-        require_success: bool = False,
-    ):
-        """Create the marathon.
+    declaration = NodeType(
+        name='Parallel',
+        category=Category.COMPOSITE,
+        doc=('Ticks its children in order, every tick. `success: all`: SUCCESS when every '
+             'child succeeded (with `synchronise`, a child that succeeded is not ticked '
+             'again); `success: one`: SUCCESS when a child succeeds. `failure: one` '
+             "(default, the seeds' RequireOne): FAILURE at the end of a tick in which a "
+             'child failed, even if another succeeded in that tick; the running children are '
+             'halted. `failure: all` (RequireAll): a child that fails is out of the run and '
+             'the others go on; FAILURE when every child failed, or, with `success: all`, '
+             'when none is running any more and one failed; with `success: one` the first '
+             'success wins at once and the children after it are not ticked (as Race). '
+             'RUNNING otherwise. FAILURE names the child that failed.'),
+        params=(
+            Param('success', ParamType.ENUM, 'success policy: how many children must succeed',
+                  default='all', choices=('all', 'one')),
+            Param('failure', ParamType.ENUM, 'failure policy: how many children must fail',
+                  default='one', choices=('one', 'all')),
+            Param('synchronise', ParamType.BOOL,
+                  'with success: all, do not re-tick children that already succeeded',
+                  default=True),
+        ),
+        min_children=1,
+        max_children=None,
+        btcpp='Parallel',
+    )
 
-        Args:
-            name: the behaviour name.
-            children: the runners, ticked in this order.
-            require_success: return FAILURE at the end if any child failed.
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build a parallel with the policies the parameters choose.
+
+        The default failure policy (the first failure fails) is py_trees' Parallel;
+        ``failure: all`` is :class:`ParallelFailureOnAll`.
         """
-        super().__init__(name, children)
-        self.require_success = require_success
-        self._finished: set[object] = set()
-        self._failures = 0
-
-    def _begin_run(self) -> None:
-        """Forget which children finished in the previous run."""
-        self._finished = set()
-        self._failures = 0
-
-    def tick(self) -> Iterator[Behaviour]:
-        """Tick the children that have not finished yet.
-
-        Yields:
-            This behaviour or one of its descendants.
-        """
-        self.logger.debug(f'{self.__class__.__name__}.tick()')
-        self._start_if_new_run()
-        for child in self.children:
-            if child.id in self._finished:
-                continue
-            self.current_child = child
-            yield from child.tick()
-            if child.status != Status.RUNNING:
-                self._finished.add(child.id)
-                if child.status != Status.SUCCESS:
-                    self._failures += 1
-        total = len(self.children)
-        if len(self._finished) < total:
-            self.status = Status.RUNNING
-            self.feedback_message = f'{len(self._finished)} of {total} finished'
-        elif self.require_success and self._failures:
-            self._finish(
-                Status.FAILURE,
-                f'{self._failures} of {plural(total, "child")} failed',
-            )
+        synchronise = params['synchronise']
+        if params['failure'] == 'all':
+            return ParallelFailureOnAll(name, children=children, success=params['success'],
+                                        synchronise=synchronise)
+        if params['success'] == 'all':
+            policy = py_trees.common.ParallelPolicy.SuccessOnAll(synchronise=synchronise)
         else:
-            self._finish(
-                Status.SUCCESS,
-                f'all {plural(total, "child")} finished ({self._failures} failed)',
-            )
-        yield self
+            policy = py_trees.common.ParallelPolicy.SuccessOnOne()
+        return cls(name=name, policy=policy, children=children)
+
+    def _failure_reason(self) -> str:
+        """Name the first failed child, the one py_trees decided on."""
+        child = next((c for c in self.children if c.status is Status.FAILURE), None)
+        return failure_reason(child) if child is not None else super()._failure_reason()
 
 
 class ParallelFailureOnAll(BaseComposite):
@@ -323,7 +447,7 @@ class ParallelFailureOnAll(BaseComposite):
     child. With no children it succeeds at once.
     """
 
-    def __init__(self, name: str, *, children: Sequence[Behaviour] | None = None,
+    def __init__(self, name: str, *, children: typing.Sequence[Behaviour] | None = None,
                  success: str = 'all', synchronise: bool = True):
         """Create the parallel.
 
@@ -383,228 +507,162 @@ class ParallelFailureOnAll(BaseComposite):
         yield self
 
 
-class ActiveSelector(Selector):
-    """A priority selector without memory: ``py_trees.composites.Selector(memory=False)``.
+class Race(BaseComposite):
+    """Run all children concurrently; the first to succeed wins.
 
-    Every tick re-evaluates the children from the first one; the first child that returns
-    RUNNING or SUCCESS decides the result, and if it differs from the child that ran on the
-    previous tick, every child after it (in particular the previously RUNNING lower-priority
-    child) is stopped with INVALID. A higher-priority child that returns FAILURE does not
-    disturb a RUNNING lower-priority child: that child keeps running (it is not restarted).
-    FAILURE when every child failed (also with no children).
+    Every tick, the children that have not finished in this run are ticked in order. As soon as
+    one returns SUCCESS, the race returns SUCCESS and every other RUNNING child is stopped with
+    INVALID (children after the winner are not ticked on that tick). A child that returns
+    FAILURE is out of the race: it is not ticked again in this run. The race returns FAILURE
+    when every child has failed (also with no children), RUNNING otherwise. A new run (the
+    first tick after the race finished or was stopped) resets all children and re-enters them.
 
-    This is a thin subclass: py_trees' memoryless Selector already aborts lower priorities; the
-    subclass only fixes ``memory=False``, makes ``children`` keyword-only and sets the feedback
-    message on FAILURE.
+    Unlike ``py_trees.composites.Parallel`` with ``SuccessOnOne``, a failing child does not
+    make the race fail while others are still running.
     """
 
-    def __init__(self, name: str, *, children: Sequence[Behaviour] | None = None):
-        """Create the selector.
+    declaration = NodeType(
+        name='Race',
+        category=Category.COMPOSITE,
+        doc=('Ticks every child still in the race each tick, in order. The first child to '
+             "succeed wins: SUCCESS (\"'<child>' won\"); the children after it are not ticked "
+             'in that tick and the running ones are halted. A child that fails is out of the '
+             'race (not ticked again in this run); FAILURE when every child failed. RUNNING '
+             'otherwise.'),
+        min_children=1,
+        max_children=None,
+    )
+
+    def __init__(self, name: str, *, children: typing.Sequence[Behaviour] | None = None):
+        """Create the race.
 
         Args:
             name: the behaviour name.
-            children: the children, highest priority first.
-        """
-        super().__init__(name, memory=False, children=children)
-
-    def tick(self) -> Iterator[Behaviour]:
-        """Tick as ``Selector(memory=False)`` and explain a FAILURE.
-
-        Yields:
-            This behaviour or one of its descendants.
-        """
-        for node in super().tick():
-            if node is self:
-                if self.status == Status.FAILURE:
-                    count = len(self.children)
-                    self.feedback_message = (
-                        f'all {plural(count, "child")} failed' if count else 'no children'
-                    )
-                elif self.current_child is not None:
-                    self.feedback_message = f"'{self.current_child.name}' is {self.status.name}"
-            yield node
-
-
-class _RandomOrder(BaseComposite):
-    """Base for composites that walk their children in a new random order on each run.
-
-    Subclasses may replace the uniform shuffle of :meth:`_draw_order`, and set
-    :attr:`_advance_on` and :attr:`_running_verb` (see :meth:`BaseComposite._tick_in_order`);
-    the walk has memory: a RUNNING child is resumed on the next tick instead of starting over.
-    """
-
-    _advance_on: Status
-    _running_verb: str
-
-    def __init__(
-        self,
-        name: str,
-        children: Sequence[Behaviour] | None,
-        seed: int | None,
-    ):
-        """Create the composite.
-
-        Args:
-            name: the behaviour name.
-            children: the children.
-            seed: seed of this composite's own random generator (None: from the OS).
+            children: the competitors, ticked in this order.
         """
         super().__init__(name, children)
-        self._random = random.Random(seed)
-        self._order: list[Behaviour] = []
-        self._index = 0
-
-    @property
-    def order(self) -> tuple[Behaviour, ...]:
-        """Return the order drawn for the current (or last) run."""
-        return tuple(self._order)
-
-    def _draw_order(self) -> list[Behaviour]:
-        """Return the children in the order to try them in this run: a uniform shuffle."""
-        order = list(self.children)
-        self._random.shuffle(order)
-        return order
+        self._failed: set[object] = set()
 
     def _begin_run(self) -> None:
-        """Draw a new order and start at its first child."""
-        self._check_layout()
-        self._order = self._draw_order()
-        self._index = 0
+        """Forget the children that failed in the previous run."""
+        self._failed = set()
 
     def tick(self) -> Iterator[Behaviour]:
-        """Walk the children in this run's order, with memory.
+        """Tick the children still in the race.
 
         Yields:
             This behaviour or one of its descendants.
         """
         self.logger.debug(f'{self.__class__.__name__}.tick()')
         self._start_if_new_run()
-        yield from self._tick_in_order(self._order, self._advance_on, self._running_verb)
+        for child in self.children:
+            if child.id in self._failed:
+                continue
+            self.current_child = child
+            yield from child.tick()
+            if child.status == Status.SUCCESS:
+                self._finish(Status.SUCCESS, f"'{child.name}' won")
+                self.current_child = child
+                yield self
+                return
+            if child.status != Status.RUNNING:
+                self._failed.add(child.id)
+        if len(self._failed) == len(self.children):
+            if self.children:
+                message = f'all {plural(len(self.children), "child")} failed'
+            else:
+                message = 'no children'
+            self._finish(Status.FAILURE, message)
+        else:
+            self.status = Status.RUNNING
+            running = len(self.children) - len(self._failed)
+            self.feedback_message = f'{running} of {len(self.children)} still racing'
+        yield self
 
 
-class RandomSelector(_RandomOrder):
-    """A selector with memory over an order drawn at random at the start of each run.
+class Marathon(BaseComposite):
+    """Run all children concurrently until every one of them has finished.
 
-    At the start of each run (the first tick after it finished or was stopped) the children
-    are put in a random order: uniformly shuffled without ``weights``; with ``weights``, a
-    weighted draw without replacement (each next child is picked with probability proportional
-    to its weight among those not yet picked; children with weight 0 come last, in their given
-    order). The selector then tries the children in that order with memory: SUCCESS as soon as
-    one succeeds, RUNNING while the current child runs (it is resumed on the next tick, earlier
-    children are not re-checked), the next child when one fails, FAILURE when all failed.
-
-    The weights belong to the children given to the constructor, by position. If children are
-    added later, the next run raises RuntimeError unless no weights were given.
+    Every tick, the children that have not finished in this run are ticked in order; a child
+    that returns SUCCESS or FAILURE is not ticked again in this run, and a failure does not stop
+    the others. When all children have finished, the marathon returns SUCCESS, or, with
+    ``require_success``, FAILURE if any child failed (the feedback says how many). It is RUNNING
+    until then. With no children it succeeds at once. A new run resets all children.
     """
 
-    _advance_on = Status.FAILURE
-    _running_verb = 'trying'
+    declaration = NodeType(
+        name='Marathon',
+        category=Category.COMPOSITE,
+        doc=('Ticks every child that has not finished in this run, each tick; a failure does '
+             "not stop the others. RUNNING until every child finished, then SUCCESS ('all N "
+             "children finished (k failed)'), or, with require_success, FAILURE if any child "
+             "failed ('k of N children failed')."),
+        params=(
+            Param('require_success', ParamType.BOOL, 'fail if any child failed', default=False),
+        ),
+        min_children=1,
+        max_children=None,
+    )
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build a marathon with the ``require_success`` parameter."""
+        return cls(name, children=children, require_success=params['require_success'])
 
     def __init__(
         self,
         name: str,
         *,
-        children: Sequence[Behaviour] | None = None,
-        weights: Sequence[float] | None = None,
-        seed: int | None = None,
+        children: typing.Sequence[Behaviour] | None = None,
+        require_success: bool = False,
     ):
-        """Create the selector.
+        """Create the marathon.
 
         Args:
             name: the behaviour name.
-            children: the children.
-            weights: one non-negative weight per child, not all zero (None: uniform).
-            seed: seed of this selector's own random generator (None: from the OS).
-
-        Raises:
-            ValueError: if the weights do not match the children or are invalid.
+            children: the runners, ticked in this order.
+            require_success: return FAILURE at the end if any child failed.
         """
-        super().__init__(name, children, seed)
-        self.weights: tuple[float, ...] | None = None
-        if weights is not None:
-            values: list[float] = []
-            for weight in weights:
-                if isinstance(weight, bool) or not isinstance(weight, (int, float)):
-                    raise ValueError(f'weights must be numbers, got {weight!r}')
-                if not math.isfinite(weight) or weight < 0:
-                    raise ValueError(f'weights must be finite and >= 0, got {weight!r}')
-                values.append(float(weight))
-            if len(values) != len(self.children):
-                raise ValueError(
-                    f'got {len(values)} weights for {plural(len(self.children), "child")}'
-                )
-            if values and not any(value > 0 for value in values):
-                raise ValueError('weights must not all be zero')
-            self.weights = tuple(values)
+        super().__init__(name, children)
+        self.require_success = require_success
+        self._finished: set[object] = set()
+        self._failures = 0
 
-    def _layout_error(self) -> str | None:
-        """Report weights that no longer match the children."""
-        if self.weights is not None and len(self.weights) != len(self.children):
-            return (
-                f'{len(self.weights)} weights for {plural(len(self.children), "child")}'
+    def _begin_run(self) -> None:
+        """Forget which children finished in the previous run."""
+        self._finished = set()
+        self._failures = 0
+
+    def tick(self) -> Iterator[Behaviour]:
+        """Tick the children that have not finished yet.
+
+        Yields:
+            This behaviour or one of its descendants.
+        """
+        self.logger.debug(f'{self.__class__.__name__}.tick()')
+        self._start_if_new_run()
+        for child in self.children:
+            if child.id in self._finished:
+                continue
+            self.current_child = child
+            yield from child.tick()
+            if child.status != Status.RUNNING:
+                self._finished.add(child.id)
+                if child.status != Status.SUCCESS:
+                    self._failures += 1
+        total = len(self.children)
+        if len(self._finished) < total:
+            self.status = Status.RUNNING
+            self.feedback_message = f'{len(self._finished)} of {total} finished'
+        elif self.require_success and self._failures:
+            self._finish(
+                Status.FAILURE,
+                f'{self._failures} of {plural(total, "child")} failed',
             )
-        return None
-
-    def _draw_order(self) -> list[Behaviour]:
-        """Draw a (weighted) random order of the children."""
-        if self.weights is None:
-            return super()._draw_order()
-        pool = [(w, c) for w, c in zip(self.weights, self.children) if w > 0]
-        order = []
-        while pool:
-            pick = self._random.random() * sum(w for w, _ in pool)
-            chosen = len(pool) - 1  # guards against rounding at the top end
-            for position, (weight, _) in enumerate(pool):
-                if pick < weight:
-                    chosen = position
-                    break
-                pick -= weight
-            order.append(pool.pop(chosen)[1])
-        order.extend(c for w, c in zip(self.weights, self.children) if w == 0)
-        return order
-
-    def _success_message(self, children: Sequence[Behaviour], index: int) -> str:
-        """Name the child that succeeded."""
-        return f"'{children[index].name}' succeeded"
-
-    def _failure_message(self, children: Sequence[Behaviour], index: int) -> str:
-        """Say that every child failed."""
-        count = len(self.children)
-        return f'all {plural(count, "child")} failed' if count else 'no children'
-
-
-class RandomSequence(_RandomOrder):
-    """A sequence with memory over an order shuffled at the start of each run.
-
-    At the start of each run (the first tick after it finished or was stopped) the children
-    are shuffled uniformly. The sequence then runs them in that order with memory: the next
-    child when one succeeds, RUNNING while the current child runs (it is resumed on the next
-    tick), FAILURE as soon as one fails, SUCCESS when all succeeded (also with no children).
-    """
-
-    _advance_on = Status.SUCCESS
-    _running_verb = 'running'
-
-    def __init__(
-        self,
-        name: str,
-        *,
-        children: Sequence[Behaviour] | None = None,
-        seed: int | None = None,
-    ):
-        """Create the sequence.
-
-        Args:
-            name: the behaviour name.
-            children: the children.
-            seed: seed of this sequence's own random generator (None: from the OS).
-        """
-        super().__init__(name, children, seed)
-
-    def _success_message(self, children: Sequence[Behaviour], index: int) -> str:
-        """Say that every child succeeded."""
-        return f'all {plural(len(self.children), "child")} succeeded'
-
-    def _failure_message(self, children: Sequence[Behaviour], index: int) -> str:
-        """Explain the child's failure."""
-        return failure_reason(children[index])
+        else:
+            self._finish(
+                Status.SUCCESS,
+                f'all {plural(total, "child")} finished ({self._failures} failed)',
+            )
+        yield self

@@ -3,18 +3,22 @@
 """Composites driven by condition children: Monitor, Filter, IfThenElse, While.
 
 They share :class:`~bt_executive.nodes.composites.BaseComposite` with the other composites;
-the conventions every behaviour of this package follows are described in
-:mod:`bt_executive.nodes`.
+each declares its node type (``declaration``). The conventions every behaviour of this
+package follows are described in :mod:`bt_executive.nodes`.
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import Iterator, Sequence, TYPE_CHECKING
 
-from bt_executive.nodes.common import check_count, failure_reason, plural
+from bt_executive.core.registry import Category, NodeType, Param, ParamType
 from bt_executive.nodes.composites import BaseComposite
+from bt_executive.nodes.support import check_count, failure_reason, plural
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
+
+if TYPE_CHECKING:
+    from bt_executive.core.builder import BuildContext, Params
 
 __all__ = [
     'Filter',
@@ -22,6 +26,10 @@ __all__ = [
     'Monitor',
     'While',
 ]
+
+#: The ``conditions`` parameter of Monitor and Filter.
+_CONDITIONS = Param('conditions', ParamType.INT, 'how many leading children are conditions',
+                    default=1, minimum=1)
 
 
 class _ConditionsThenActions(BaseComposite):
@@ -78,6 +86,12 @@ class _ConditionsThenActions(BaseComposite):
         """Say that the actions succeeded."""
         return 'all actions succeeded'
 
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build the composite with the ``conditions`` parameter."""
+        return cls(name, children=children, num_conditions=params['conditions'])
+
 
 class Monitor(_ConditionsThenActions):
     """Run actions while conditions keep holding (a parallel of conditions and a sequence).
@@ -92,6 +106,20 @@ class Monitor(_ConditionsThenActions):
 
     Compare :class:`Filter`, which checks its conditions only at the start of a run.
     """
+
+    declaration = NodeType(
+        name='Monitor',
+        category=Category.COMPOSITE,
+        doc=('The first `conditions` children are conditions, ticked first on every tick; '
+             'one that returns SUCCESS or RUNNING holds. When a condition fails: FAILURE at '
+             "once (\"condition '<child>' failed: <reason>\"), the running actions halted. "
+             'While all hold, the remaining children (actions) run as a sequence with memory '
+             'in the same tick: RUNNING while an action runs, FAILURE when one fails, '
+             'SUCCESS when the last one succeeded.'),
+        params=(_CONDITIONS,),
+        min_children=2,
+        max_children=None,
+    )
 
     def tick(self) -> Iterator[Behaviour]:
         """Check every condition, then advance the actions.
@@ -131,6 +159,20 @@ class Filter(_ConditionsThenActions):
     interrupt them.
     """
 
+    declaration = NodeType(
+        name='Filter',
+        category=Category.COMPOSITE,
+        doc=('A sequence with memory whose first `conditions` children are conditions, '
+             'checked once at the start of a run: a condition that fails gives FAILURE and '
+             'no action runs. Then the actions run as a sequence with memory: RUNNING while '
+             'one runs, FAILURE when one fails, SUCCESS when the last one succeeded. A '
+             'condition that becomes false later does not interrupt the actions (use Monitor '
+             'for that).'),
+        params=(_CONDITIONS,),
+        min_children=2,
+        max_children=None,
+    )
+
     def tick(self) -> Iterator[Behaviour]:
         """Resume the sequence of conditions and actions.
 
@@ -157,6 +199,20 @@ class IfThenElse(BaseComposite):
     condition, until it finishes; its result is the result of this node. If the condition is
     false and there is no ``else`` branch, the result is FAILURE.
     """
+
+    declaration = NodeType(
+        name='IfThenElse',
+        category=Category.COMPOSITE,
+        doc=('Children: condition, then-branch, optional else-branch. The condition is '
+             'ticked at the start of a run (RUNNING while it runs); SUCCESS picks the '
+             'then-branch, FAILURE the else-branch, ticked in the same tick and on later '
+             "ticks without checking the condition again. The branch's result is the result; "
+             'a false condition without an else-branch is FAILURE.'),
+        min_children=2,
+        max_children=3,
+        aliases=('If',),
+        btcpp='IfThenElse',
+    )
 
     def __init__(self, name: str, *, children: Sequence[Behaviour] | None = None):
         """Create the node.
@@ -236,6 +292,20 @@ class While(BaseComposite):
     RUNNING keeps the loop RUNNING, and FAILURE ends the loop with FAILURE. Iterations are
     counted per run; a new run starts at 0.
     """
+
+    declaration = NodeType(
+        name='While',
+        category=Category.COMPOSITE,
+        doc=('Children: condition, body. Every tick the condition is ticked first (SUCCESS '
+             "or RUNNING: it holds), then the body. The body's SUCCESS finishes an iteration "
+             '(the loop stays RUNNING; the body restarts on the next tick), its RUNNING '
+             'keeps the loop RUNNING, its FAILURE fails the loop. When the condition fails, '
+             'a running body is halted (that iteration is aborted and does not count) and '
+             'the loop ends: SUCCESS if at least one iteration finished in this run, FAILURE '
+             'if none did, also when one was running and got aborted.'),
+        min_children=2,
+        max_children=2,
+    )
 
     def __init__(self, name: str, *, children: Sequence[Behaviour] | None = None):
         """Create the loop.

@@ -4,8 +4,10 @@
 
 A package declares its node types with an entry point in the group :data:`GROUP`
 (``my_nodes = my_package.bt_nodes:node_types``). Each entry point names a callable that
-returns a :class:`~bt_executive.core.registry.NodeType` or an iterable of them, declared
-like the catalogue's own. :func:`installed_registry` returns the catalogue plus the node
+returns node types, or an iterable of them: behaviour classes that declare one, as the
+catalogue's own do (``declaration = NodeType(...)``, :meth:`NodeType.of
+<bt_executive.core.registry.NodeType.of>`), or :class:`~bt_executive.core.registry.NodeType`
+objects with a factory. :func:`installed_registry` returns the catalogue plus the node
 types of every installed plugin: the executive (``ros_registry()``) and every offline
 command (``bt-executive validate``, ``tick``, ``nodes``, ...) use it, so a plugin type is
 known everywhere once its package is installed. docs/plugins.md walks through one.
@@ -39,16 +41,12 @@ import os
 import re
 import sys
 import traceback
-from typing import Any, Optional, Protocol, TYPE_CHECKING
+from typing import Any, Callable, Optional, Protocol
 
-from bt_executive.core.registry import Category, Factory, NodeType, Param, Registry
-from bt_executive.nodes.catalogue import default_registry, DEFAULT_STUBS
-from bt_executive.nodes.catalogue.ros_leaves import StubLeaf
-from bt_executive.nodes.catalogue.shared import STATUSES
-
-if TYPE_CHECKING:
-    from bt_executive.core.builder import BuildContext, Params
-    from py_trees.behaviour import Behaviour
+from bt_executive.core.registry import Category, NodeType, Param, Registry
+from bt_executive.nodes.catalogue import default_registry
+from bt_executive.nodes.ros_leaf_types import DEFAULT_STUBS
+from bt_executive.nodes.stubs import PLUGIN_STUB, stub_factory
 
 __all__ = ['GROUP', 'Logger', 'Origin', 'PLUGIN_STUB', 'PluginProblem', 'PluginType',
            'Plugins', 'installed', 'installed_entry_points', 'installed_registry',
@@ -56,10 +54,6 @@ __all__ = ['GROUP', 'Logger', 'Origin', 'PLUGIN_STUB', 'PluginProblem', 'PluginT
 
 #: The entry-point group in which packages declare node types.
 GROUP = 'bt_executive.node_types'
-
-#: How ``bt-executive tick`` stands in for a plugin's ROS leaf unless ``--stub`` says
-#: otherwise: (status, ticks RUNNING first).
-PLUGIN_STUB: tuple[str, int] = ('success', 0)
 
 _TYPE_NAME = re.compile(r'[A-Z][A-Za-z0-9_]*\Z')
 _PARAM_NAME = re.compile(r'[a-z][a-z0-9_]*\Z')
@@ -179,7 +173,7 @@ class Plugins:
         for plugin_type in self.types:
             node_type = plugin_type.node_type
             if offline and node_type.ros and node_type.category is Category.LEAF:
-                node_type = dataclasses.replace(node_type, factory=_stub(node_type.name))
+                node_type = dataclasses.replace(node_type, factory=stub_factory(node_type.name))
             registry.register(node_type)
         return registry
 
@@ -207,16 +201,6 @@ class Plugins:
         return '\n'.join(lines)
 
 
-def _stub(type_name: str) -> Factory:
-    """Build a :class:`StubLeaf` for a plugin's ROS leaf, as ``ctx.stubs`` says."""
-    def factory(ctx: BuildContext, name: str, params: Params,
-                children: list[Behaviour]) -> Behaviour:
-        status, ticks = ctx.stubs.get(name, ctx.stubs.get(type_name, PLUGIN_STUB))
-        return StubLeaf(name, node_type=type_name, status=STATUSES[status],
-                        running_ticks=ticks)
-    return factory
-
-
 def stub_defaults(registry: Registry) -> dict[str, tuple[str, int]]:
     """Return how offline tools stand in for each ROS leaf of ``registry`` by default."""
     return {node_type.name: DEFAULT_STUBS.get(node_type.name, PLUGIN_STUB)
@@ -242,8 +226,8 @@ def _declared(entry_point: Any, origin: Origin) -> tuple[list[NodeType], list[Pl
     except (Exception, SystemExit) as error:  # noqa: B902 - whatever a plugin's import raises
         return skipped(f"cannot import '{entry_point.value}': "
                        f'{type(error).__name__}: {error}{_where(error)}')
-    if isinstance(target, NodeType):
-        return [target], []
+    if _declares(target):
+        return _node_types([target], entry_point, skipped)
     if not callable(target) or isinstance(target, type):
         what = 'a class' if isinstance(target, type) else _short(target)
         return skipped(f"'{entry_point.value}' is {what}, not a function returning node types")
@@ -252,22 +236,40 @@ def _declared(entry_point: Any, origin: Origin) -> tuple[list[NodeType], list[Pl
     except (Exception, SystemExit) as error:  # noqa: B902 - whatever a plugin's callable raises
         return skipped(f"'{entry_point.value}' raised {type(error).__name__}: {error}"
                        f'{_where(error)}')
-    if isinstance(result, NodeType):
-        return [result], []
+    if _declares(result):
+        return _node_types([result], entry_point, skipped)
     if isinstance(result, (str, bytes)) or not isinstance(result, Iterable):
         return skipped(f"'{entry_point.value}' returned {_short(result)}, not a NodeType or "
                        'a list of NodeType')
-    types: list[NodeType] = []
     try:
         items = list(result)
     except (Exception, SystemExit) as error:  # noqa: B902 - a generator may raise as well
         return skipped(f"iterating what '{entry_point.value}' returned raised "
                        f'{type(error).__name__}: {error}{_where(error)}')
     for index, item in enumerate(items):
-        if not isinstance(item, NodeType):
+        if not _declares(item):
             return skipped(f"'{entry_point.value}' returned {_short(item)} as item {index}, "
-                           'not a NodeType (bt_executive.core.registry)')
-        types.append(item)
+                           'not a NodeType (bt_executive.core.registry) nor a class that '
+                           'declares one')
+    return _node_types(items, entry_point, skipped)
+
+
+def _declares(item: Any) -> bool:
+    """Tell whether ``item`` is a node type: a NodeType, or a class with a declaration."""
+    return isinstance(item, NodeType) or (
+        isinstance(item, type) and isinstance(vars(item).get('declaration'), NodeType))
+
+
+def _node_types(items: list[Any], entry_point: Any,
+                skipped: Callable[[str], tuple[list[NodeType], list[PluginProblem]]]
+                ) -> tuple[list[NodeType], list[PluginProblem]]:
+    """Return the node types of NodeTypes and declaring classes (:meth:`NodeType.of`)."""
+    types: list[NodeType] = []
+    for item in items:
+        try:
+            types.append(NodeType.of(item))
+        except TypeError as error:  # e.g. a class whose build is not callable
+            return skipped(f"'{entry_point.value}' returned {_short(item)}: {error}")
     return types, []
 
 

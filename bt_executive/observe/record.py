@@ -24,7 +24,7 @@ import operator
 from typing import Any, Iterable, Mapping, NamedTuple, Optional, Protocol, Sequence
 
 from bt_executive.core.table import BuiltTree, NodeTable
-from bt_executive.nodes.leaves import TerminationRequest
+from bt_executive.nodes.terminate import TerminationRequest
 import py_trees
 from py_trees.common import Status
 

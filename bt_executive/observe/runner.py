@@ -5,7 +5,7 @@
 :class:`TreeRunner` is the one place a tree is ticked (the ROS tree host, ``bt-executive
 tick``, tests and benchmarks all use it): ``tick_once()`` ticks the root, contains the
 exceptions of single nodes (:mod:`bt_executive.core.faults`), carries out a
-:class:`~bt_executive.nodes.leaves.Terminate` leaf's request, asks the
+:class:`~bt_executive.nodes.terminate.Terminate` leaf's request, asks the
 :class:`~bt_executive.observe.record.StatusTracker` what changed and passes one
 :class:`~bt_executive.observe.record.TickRecord` to every observer. ``stop()`` halts the
 tree and passes the record of that stop. No ROS in here.
@@ -18,7 +18,7 @@ from typing import Any, Callable, MutableMapping, Optional
 
 from bt_executive.core.faults import contain_fault
 from bt_executive.core.table import BuiltTree, log_to_stderr
-from bt_executive.nodes.leaves import (
+from bt_executive.nodes.terminate import (
     clear_termination,
     STOP_AT_TERMINATE,
     termination_requested,
@@ -81,7 +81,7 @@ class TreeRunner:
 
         When a ``Terminate`` leaf is ticked, nothing after it runs in this tick: the tree
         is halted (running leaves cancelled), the leaf and its ancestors up to the root
-        take the leaf's status (see :class:`~bt_executive.nodes.leaves.Terminate`), and the
+        take the leaf's status (see :class:`~bt_executive.nodes.terminate.Terminate`), and the
         record carries the request (``record.terminated``) and that status as the root's.
 
         Args:
@@ -117,7 +117,7 @@ class TreeRunner:
     def _contained_tick(self) -> list[py_trees.behaviour.Behaviour]:
         """Tick once; a node raising for the first time is guarded and the tick run again.
 
-        With :data:`~bt_executive.nodes.leaves.STOP_AT_TERMINATE` set, a ``Terminate``
+        With :data:`~bt_executive.nodes.terminate.STOP_AT_TERMINATE` set, a ``Terminate``
         leaf ends the tick where it stands (it raises ``TreeTerminated``).
         """
         ticked: list[py_trees.behaviour.Behaviour] = []

@@ -26,7 +26,7 @@ from bt_executive.core.errors import Diagnostic, quoted, SourceLocation
 from bt_executive.core.registry import Category, Factory, NodeType, ParamType, Registry
 from bt_executive.core.spec import Document
 from bt_executive.ros import interfaces, leaves
-from bt_executive.ros.subscriptions import _nested_class, check_fields, \
+from bt_executive.ros.subscriptions import check_fields, nested_class, \
     parse_subscriptions, SubscriptionSpec
 
 
@@ -76,7 +76,7 @@ def check_message_reads(document: Document, registry: Registry,
         for key, path in spec.targets:
             held = msg_class
             for part in path.split('.') if path else ():
-                held = _nested_class(held, part) if held is not None else None
+                held = nested_class(held, part) if held is not None else None
             wrote(key, held, f"the subscription to '{spec.topic}'")
     for key, value in document.blackboard.items():
         if value.data is not None:
@@ -92,7 +92,7 @@ def check_message_reads(document: Document, registry: Registry,
                 head, dot, _ = value.data.partition('.')
                 if head in tree.params:
                     continue  # the caller's key: the call passes it ($key, below)
-                held = None if call or dot else _written_type(node, name)
+                held = None if call or dot else leaves.written_message(node, name)
                 wrote(head, held, f'the {name} of {node.path}')
             elif writes:  # a key given as $key: a called tree may write it, or the node
                 for key in value.names():
@@ -117,31 +117,6 @@ def check_message_reads(document: Document, registry: Registry,
                         for problem in interfaces.check_field_paths(
                             held, dict.fromkeys(expression.field_paths(key)), path=key))
     return problems
-
-
-#: node type -> key parameter -> (its interface parameter, kind, part of the interface)
-_WRITTEN: dict[str, dict[str, tuple[str, str, Any]]] = {
-    'Action': {'result_key': ('type', 'action', interfaces.result_class),
-               'feedback_key': ('type', 'action', interfaces.feedback_class)},
-    'Service': {'response_key': ('type', 'srv', interfaces.response_class)},
-    'WaitForMessage': {'key': ('type', 'msg', lambda cls: cls)},
-    'TopicAction': {'status_key': ('status_type', 'msg', lambda cls: cls)},
-}
-
-
-def _written_type(node: Any, param: str) -> Optional[type]:
-    """Return the message class a ROS leaf writes to its key parameter, None if unknown."""
-    written = _WRITTEN.get(node.type, {}).get(param)
-    if written is None:
-        return None
-    type_param, kind, part = written
-    value = node.params.get(type_param)
-    if value is None or not isinstance(value.data, str):
-        return None  # a default or a tree parameter
-    try:
-        return part(interfaces.resolve(value.data, kind=kind))
-    except interfaces.InterfaceError:
-        return None
 
 
 def missing_packages(document: Document, registry: Registry,

@@ -32,7 +32,7 @@ from bt_executive.core.errors import Diagnostic, SourceLocation
 from bt_executive.core.expressions import EvaluationError
 from bt_executive.core.registry import hint
 from bt_executive.core.yaml_source import YMap, YNode, YScalar, YSeq
-from bt_executive.nodes.catalogue.sections import (
+from bt_executive.nodes.sections import (
     FIELD_PATH_PATTERN, KEY_PATTERN, MSG_TYPE_PATTERN, QOS_PROFILES, SUBSCRIPTION_KEYS,
     TOPIC_PATTERN)
 import py_trees
@@ -186,11 +186,12 @@ def check_fields(spec: SubscriptionSpec) -> list[Diagnostic]:
                     spec.loc, f"'{path}' is not a field path of {spec.type}: no field "
                     f"'{part}'{hint(part, list(fields))}", 'subscriptions'))
                 break
-            current = _nested_class(current, part)
+            current = nested_class(current, part)
     return problems
 
 
-def _nested_class(msg_class: Any, field: str) -> Any:
+def nested_class(msg_class: Any, field: str) -> Any:
+    """Return the message class of a message field, or None if it is not a message."""
     value = getattr(msg_class(), field, None)
     return type(value) if hasattr(value, 'get_fields_and_field_types') else None
 

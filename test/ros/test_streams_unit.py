@@ -371,7 +371,7 @@ def test_a_snapshot_is_the_tree_as_py_trees_ros_viewers_rebuild_it():
     assert nodes['wrap'].tip_id == nodes['busy'].own_id
     assert nodes['busy'].tip_id == standin.UUID()  # a leaf that is its own tip
     assert nodes['root'].current_child_id == nodes['wrap'].own_id
-    assert nodes['root'].class_name == 'bt_executive.nodes.reused.Sequence'
+    assert nodes['root'].class_name == 'bt_executive.nodes.composites.ReactiveSequence'
     access = {kv.key: kv.value for kv in nodes['below'].blackboard_access}
     assert access == {'count': 'r', 'limit': 'r'}
     for node in setup.built.root.iterate():  # the ids are py_trees' own

@@ -244,3 +244,26 @@ def test_validate_warns_about_packages_it_cannot_check():
         'were not checked; the executive rejects the file on a machine without the package' \
         in result.stderr
     assert "ok (7 trees, 46 nodes, main 'Patrol', 1 warning)" in result.stdout
+
+
+def test_each_ros_leaf_class_carries_the_declaration_the_offline_catalogue_registers():
+    """One node type, one place: the class the catalogue's declaration names is the leaf."""
+    from bt_executive.core.registry import NodeType
+    from bt_executive.nodes.catalogue import default_registry
+    from bt_executive.nodes.ros_leaf_types import ROS_LEAF_TYPES
+    from bt_executive.ros import leaves
+
+    offline = default_registry()
+    assert [leaf.declaration for leaf in leaves.LEAVES] == list(ROS_LEAF_TYPES)
+    for leaf in leaves.LEAVES:
+        declared = NodeType.of(leaf)
+        assert declared.source == f'{leaf.__module__}.{leaf.__qualname__}'
+        assert offline.get(declared.name).source == declared.source
+        assert declared.factory == leaf.build
+        assert (leaves.FACTORIES[declared.name] == leaf.build) is not leaf.backs_off
+        for param in (leaf.interface.type_param, leaf.interface.name_param,
+                      leaf.interface.mapping_param, leaf.interface.test_param,
+                      *leaf.interface.writes):
+            assert param is None or declared.param(param) is not None, (leaf, param)
+    assert {name for name, leaf in zip(leaves.FACTORIES, leaves.LEAVES) if leaf.backs_off} \
+        == {'Action', 'Service', 'TopicAction'}

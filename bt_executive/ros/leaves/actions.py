@@ -1,6 +1,11 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""The ``Action`` leaf: a ROS action client that follows one goal per run."""
+"""The ``Action`` leaf: a ROS action client that follows one goal per run.
+
+Its declaration is :data:`~bt_executive.nodes.ros_leaf_types.ACTION` (declared without ROS,
+so that offline tools know it); its behaviour, how it is built and its load checks are
+here.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +15,17 @@ import uuid
 
 from action_msgs.msg import GoalStatus
 from action_msgs.srv import CancelGoal
+from bt_executive.core.builder import BuildContext, Params
+from bt_executive.core.spec import NodeSpec
+from bt_executive.nodes.ros_leaf_types import ACTION
+from bt_executive.ros import interfaces
 from bt_executive.ros.action_client import ActionClient, ENDED
 from bt_executive.ros.leaves.common import _seconds, _store, Lookup, note_sent, publisher_gids, \
     RosLeaf, SERVER_POLL_PERIOD, ServerWatch
+from bt_executive.ros.leaves.interface_checks import check_interface, LeafInterface, \
+    Problem, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
+from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from rclpy.task import Future
 from unique_identifier_msgs.msg import UUID
@@ -61,6 +73,41 @@ class ActionLeaf(RosLeaf):
         <server> (the action ``type``): one goal per run; its feedback is stored to
         ``feedback_key``, its result to ``result_key``; cancelled when the leaf is halted
     """
+
+    declaration = ACTION
+    #: the parameters that name and fill the action, for the load checks
+    interface = LeafInterface(
+        kind='action', type_param='type', name_param='server', mapping_param='goal',
+        mapping_part=interfaces.goal_class,
+        writes={'result_key': Written('type', 'action', interfaces.result_class),
+                'feedback_key': Written('type', 'action', interfaces.feedback_class)})
+    #: a run that fails holds the next one back (bt_executive/ros/leaves/backoff.py)
+    backs_off = True
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build the leaf: resolve the action type and check the goal's literal parts.
+
+        Raises:
+            ValueError: if the type is unknown or the goal does not fit it.
+        """
+        action_type = interfaces.resolve(params['type'], kind='action')
+        goal = template(params, 'goal', interfaces.goal_class(action_type))
+        leaf = cls(name, action_type=action_type, server=params['server'], goal=goal,
+                   lookup=ctx.lookup, result_key=params.get('result_key'),
+                   feedback_key=params.get('feedback_key'),
+                   server_timeout=float(params['server_timeout']),
+                   timeout=float(params['timeout']),
+                   lost_timeout=float(params['server_lost_timeout']),
+                   answer_timeout=float(params['answer_timeout']))
+        ctx.declare(leaf, reads=goal.names())
+        return leaf
+
+    @classmethod
+    def check(cls, spec: NodeSpec) -> list[Problem]:
+        """Check the leaf's node when the file loads (:func:`check_interface`)."""
+        return check_interface(spec, cls.interface)
 
     def __init__(self, name: str, *, action_type: type, server: str,
                  goal: MessageTemplate, lookup: Lookup, result_key: Optional[str] = None,

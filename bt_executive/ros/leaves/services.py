@@ -1,16 +1,27 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""The ``Service`` leaf: a ROS service client, one call per run."""
+"""The ``Service`` leaf: a ROS service client, one call per run.
+
+Its declaration is :data:`~bt_executive.nodes.ros_leaf_types.SERVICE` (declared without
+ROS, so that offline tools know it); its behaviour, how it is built and its load checks
+are here.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
+from bt_executive.core.builder import BuildContext, Params
 from bt_executive.core.expressions import EvaluationError, Expression
-from bt_executive.ros import entities
+from bt_executive.core.spec import NodeSpec
+from bt_executive.nodes.ros_leaf_types import SERVICE
+from bt_executive.ros import entities, interfaces
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
     note_sent, publisher_gids, RosLeaf, SERVER_POLL_PERIOD, ServerWatch
+from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
+    each, LeafInterface, Problem, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
+from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 from rclpy.task import Future
 
@@ -31,6 +42,44 @@ class ServiceLeaf(RosLeaf):
         <service> (the service ``type``): one call per run; the response is stored to
         ``response_key``
     """
+
+    declaration = SERVICE
+    #: the parameters that name and fill the service, for the load checks
+    interface = LeafInterface(
+        kind='srv', type_param='type', name_param='service', mapping_param='request',
+        mapping_part=interfaces.request_class, test_param='success', test_binds='response',
+        test_part=interfaces.response_class,
+        writes={'response_key': Written('type', 'srv', interfaces.response_class)})
+    #: a run that fails holds the next one back (bt_executive/ros/leaves/backoff.py)
+    backs_off = True
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build the leaf: resolve the service type, check the request and the test.
+
+        Raises:
+            ValueError: if the type is unknown, or the request or the fields the success
+                test reads do not fit it (every problem listed).
+        """
+        service_type = interfaces.resolve(params['type'], kind='srv')
+        request, success = each(
+            lambda: template(params, 'request', interfaces.request_class(service_type)),
+            lambda: checked_expression(
+                params, 'success', {'response': interfaces.response_class(service_type)}))
+        leaf = cls(name, service_type=service_type, service=params['service'],
+                   request=request, success=success, lookup=ctx.lookup,
+                   response_key=params.get('response_key'),
+                   server_timeout=float(params['server_timeout']),
+                   timeout=float(params['timeout']),
+                   lost_timeout=float(params['server_lost_timeout']))
+        ctx.declare(leaf, reads=request.names() | (success.names - {'response'}))
+        return leaf
+
+    @classmethod
+    def check(cls, spec: NodeSpec) -> list[Problem]:
+        """Check the leaf's node when the file loads (:func:`check_interface`)."""
+        return check_interface(spec, cls.interface)
 
     def __init__(self, name: str, *, service_type: type, service: str,
                  request: MessageTemplate, success: Expression, lookup: Lookup,

@@ -1,17 +1,29 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""Leaves on one subscription: ``TopicCondition`` and ``WaitForMessage``."""
+"""Leaves on one subscription: ``TopicCondition`` and ``WaitForMessage``.
+
+Their declarations are :data:`~bt_executive.nodes.ros_leaf_types.TOPIC_CONDITION` and
+:data:`~bt_executive.nodes.ros_leaf_types.WAIT_FOR_MESSAGE` (declared without ROS, so that
+offline tools know them); their behaviour, how they are built and their load checks are
+here.
+"""
 
 from __future__ import annotations
 
 import collections
 from typing import Any, Optional
 
+from bt_executive.core.builder import BuildContext, Params
 from bt_executive.core.expressions import EvaluationError, Expression
-from bt_executive.ros import entities
+from bt_executive.core.spec import NodeSpec
+from bt_executive.nodes.ros_leaf_types import TOPIC_CONDITION, WAIT_FOR_MESSAGE
+from bt_executive.ros import entities, interfaces
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
     MAX_PENDING_MESSAGES, RosLeaf
+from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
+    LeafInterface, Problem, Written
 from bt_executive.ros.subscriptions import qos_profile, STALE_MARGIN
+from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 
 
@@ -21,6 +33,26 @@ class _TopicLeaf(RosLeaf):
     ROS Subscribers:
         <topic> (the message ``type``, ``qos``): each message goes to ``_on_message``
     """
+
+    #: the parameters that name the topic and test its messages, for the load checks
+    interface = LeafInterface(kind='msg', type_param='type', name_param='topic',
+                              test_param='expr', test_binds='msg')
+    backs_off = False
+
+    @classmethod
+    def check(cls, spec: NodeSpec) -> list[Problem]:
+        """Check the leaf's node when the file loads (:func:`check_interface`)."""
+        return check_interface(spec, cls.interface)
+
+    @staticmethod
+    def message_type_and_test(params: Params) -> tuple[type, Expression]:
+        """Return the message type and the ``expr`` test, checked against it.
+
+        Raises:
+            ValueError: if the type is unknown or the test reads fields it does not have.
+        """
+        msg_type = interfaces.resolve(params['type'], kind='msg')
+        return msg_type, checked_expression(params, 'expr', {'msg': msg_type})
 
     def __init__(self, name: str, *, kind: str, msg_type: type, topic: str, qos: str,
                  expression: Expression, lookup: Lookup) -> None:
@@ -63,6 +95,19 @@ class TopicConditionLeaf(_TopicLeaf):
         <topic> (the message ``type``, ``qos``): the latest message is kept, with the
         node-clock time it arrived (for ``max_age``)
     """
+
+    declaration = TOPIC_CONDITION
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build the leaf on its topic, with the test checked against the message type."""
+        msg_type, expression = cls.message_type_and_test(params)
+        leaf = cls(name, msg_type=msg_type, topic=params['topic'], qos=params['qos'],
+                   expression=expression, lookup=ctx.lookup,
+                   max_age=float(params['max_age']))
+        ctx.declare(leaf, reads=expression.names - {'msg'})
+        return leaf
 
     def __init__(self, name: str, *, msg_type: type, topic: str, qos: str,
                  expression: Expression, lookup: Lookup, max_age: float = 0.0) -> None:
@@ -124,6 +169,21 @@ class WaitForMessageLeaf(_TopicLeaf):
         (at most :data:`MAX_PENDING_MESSAGES` between two ticks); the first that passes
         is stored to ``key``
     """
+
+    declaration = WAIT_FOR_MESSAGE
+    interface = LeafInterface(kind='msg', type_param='type', name_param='topic',
+                              test_param='expr', test_binds='msg',
+                              writes={'key': Written('type', 'msg')})
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build the leaf on its topic, with the test checked against the message type."""
+        msg_type, expression = cls.message_type_and_test(params)
+        leaf = cls(name, msg_type=msg_type, topic=params['topic'], qos=params['qos'],
+                   expression=expression, lookup=ctx.lookup, key=params.get('key'))
+        ctx.declare(leaf, reads=expression.names - {'msg'})
+        return leaf
 
     def __init__(self, name: str, *, msg_type: type, topic: str, qos: str,
                  expression: Expression, lookup: Lookup, key: Optional[str] = None) -> None:

@@ -1,21 +1,34 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""The ``TopicAction`` leaf: a goal run over plain topics (publish, follow, cancel)."""
+"""The ``TopicAction`` leaf: a goal run over plain topics (publish, follow, cancel).
+
+Its declaration is :data:`~bt_executive.nodes.ros_leaf_types.TOPIC_ACTION` (declared without
+ROS, so that offline tools know it); its behaviour, how it is built and its load checks
+are here.
+"""
 
 from __future__ import annotations
 
 import collections
+import functools
+import importlib.util
 import threading
 from typing import Any, Optional
 import weakref
 
+from bt_executive.core.builder import BuildContext, Params
 from bt_executive.core.expressions import EvaluationError, Expression
-from bt_executive.ros import entities
+from bt_executive.core.spec import NodeSpec
+from bt_executive.nodes.ros_leaf_types import TOPIC_ACTION
+from bt_executive.ros import entities, interfaces
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
     MAX_PENDING_MESSAGES, note_sent, publisher_gids, RosLeaf, SERVER_POLL_PERIOD, \
     ServerWatch, subscriber_gids
+from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
+    each, LeafInterface, Problem, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
 from bt_executive.ros.subscriptions import qos_profile
+from py_trees.behaviour import Behaviour
 from py_trees.common import Status
 
 
@@ -45,6 +58,58 @@ class TopicActionLeaf(RosLeaf):
         goal runs (at most :data:`MAX_PENDING_MESSAGES` between two ticks); each
         matching one is stored to ``status_key``
     """
+
+    declaration = TOPIC_ACTION
+    #: the parameters that name and fill the goal, for the load checks (the expressions
+    #: are checked when the leaf is built: the status type may be a default)
+    interface = LeafInterface(kind='msg', type_param='goal_type', name_param='goal_topic',
+                              mapping_param='goal',
+                              writes={'status_key': Written('status_type', 'msg')})
+    #: a run that fails holds the next one back (bt_executive/ros/leaves/backoff.py)
+    backs_off = True
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build the leaf: resolve its message types, check the goal, cancel and tests.
+
+        Raises:
+            ValueError: if a type is unknown, or the goal, the cancel, the stamp field or
+                the fields the tests read do not fit the types.
+        """
+        goal = template(params, 'goal', interfaces.resolve(params['goal_type'], kind='msg'))
+        cancel = None
+        if params.get('cancel_topic'):
+            cancel = template(params, 'cancel',
+                              interfaces.resolve(params['cancel_type'], kind='msg'))
+        stamp_field = params.get('stamp_field') or None
+        if stamp_field:
+            _check_time_field(goal.msg_class, stamp_field)
+        status_type = interfaces.resolve(params['status_type'], kind='msg')
+        roots = {'msg': status_type, 'goal': goal.msg_class}
+        expressions = each(*(functools.partial(checked_expression, params, key, roots)
+                             for key in ('match', 'succeeded', 'failed')))
+        leaf = cls(
+            name, goal=goal, goal_topic=params['goal_topic'],
+            status_type=status_type,
+            status_topic=params['status_topic'], status_qos=params['status_qos'],
+            match=_Named(expressions[0]), succeeded=_Named(expressions[1]),
+            failed=_Named(expressions[2]), cancel=cancel,
+            cancel_topic=params.get('cancel_topic') or None, stamp_field=stamp_field,
+            status_key=params.get('status_key'), server_timeout=float(params['server_timeout']),
+            timeout=float(params['timeout']), lookup=ctx.lookup,
+            lost_timeout=float(params['server_lost_timeout']))
+        names = goal.names() | ((cancel.names() - {'goal'}) if cancel else frozenset())
+        for expression in expressions:
+            names |= expression.names - {'msg', 'goal'}
+        ctx.declare(leaf, reads=names)
+        return leaf
+
+    @classmethod
+    def check(cls, spec: NodeSpec) -> list[Problem]:
+        """Check the leaf's node when the file loads: the goal, stamp field and cancel."""
+        return check_interface(spec, cls.interface,
+                               more=functools.partial(_stamp_and_cancel_problems, spec))
 
     def __init__(self, name: str, *, goal: MessageTemplate, goal_topic: str,
                  status_type: type, status_topic: str, status_qos: str,
@@ -280,3 +345,34 @@ def _check_time_field(msg_class: type, path: str) -> None:
         current = getattr(current, part)
     if type(current).__name__ != 'Time':
         raise ValueError(f"stamp_field '{path}' is not a builtin_interfaces/msg/Time field")
+
+
+def _stamp_and_cancel_problems(spec: NodeSpec, goal_class: type) -> list[Problem]:
+    """Check a TopicAction's ``stamp_field`` and ``cancel`` fields (literal parts)."""
+    problems: list[Problem] = []
+    stamp = spec.params.get('stamp_field')
+    if stamp is not None and isinstance(stamp.data, str) and stamp.data:
+        try:
+            _check_time_field(goal_class, stamp.data)
+        except ValueError as error:
+            problems.append((stamp.loc, str(error)))
+    problems.extend(_cancel_problems(spec))
+    return sorted(problems, key=lambda problem: (problem[0].line, problem[0].column))
+
+
+def _cancel_problems(spec: NodeSpec) -> list[Problem]:
+    """Check a TopicAction's ``cancel_type`` and the literal parts of its ``cancel``."""
+    cancel, cancel_type = spec.params.get('cancel'), spec.params.get('cancel_type')
+    if cancel_type is None or not isinstance(cancel_type.data, str):
+        return []  # the default, std_msgs/msg/Empty, or a tree parameter
+    try:
+        parsed = interfaces.parse_type_string(cancel_type.data, kind='msg')
+        if importlib.util.find_spec(parsed.package) is None:
+            return []
+        cancel_class = interfaces.resolve(cancel_type.data, kind='msg')
+    except interfaces.InterfaceError as error:
+        return [(cancel_type.loc, str(error))]
+    if cancel is None:
+        return []
+    template = MessageTemplate(cancel_class, cancel, 'cancel')
+    return [(cancel.loc, str(error)) for error in template.check()]

@@ -1,19 +1,35 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""Helpers shared by the behaviour modules of :mod:`bt_executive.nodes`."""
+"""What the node types of :mod:`bt_executive.nodes` share.
+
+Time on an injectable clock (:data:`Clock`, :func:`time_left`), checks of constructor
+arguments, the wording of failure reasons, the parameters several types declare alike
+(:data:`SECONDS`, :data:`STATUSES`) and :func:`declare_reads`, with which a factory tells
+the node table which blackboard keys a behaviour reads.
+"""
 
 from __future__ import annotations
 
 import math
 import sys
-from typing import Callable
+from typing import Callable, Optional, TYPE_CHECKING
 
+from bt_executive.core.registry import Param, ParamType
+import py_trees
 from py_trees.behaviour import Behaviour
+from py_trees.common import Status
+
+if TYPE_CHECKING:
+    from bt_executive.core.builder import BuildContext
+    from bt_executive.core.table import Probe
 
 __all__ = [
     'Clock',
+    'SECONDS',
+    'STATUSES',
     'check_count',
     'check_seconds',
+    'declare_reads',
     'failure_reason',
     'format_seconds',
     'plural',
@@ -126,3 +142,38 @@ def plural(count: int, noun: str) -> str:
     if count == 1:
         return f'{count} {noun}'
     return f'{count} {"children" if noun == "child" else noun + "s"}'
+
+
+SECONDS = Param('seconds', ParamType.FLOAT, 'duration in seconds', minimum=0.0)
+"""The ``seconds`` parameter of ``Wait`` and of the timed decorators."""
+
+STATUSES: dict[str, Status] = {
+    'success': Status.SUCCESS,
+    'failure': Status.FAILURE,
+    'running': Status.RUNNING,
+}
+"""The statuses a parameter or a stub spec may name, by name."""
+
+
+def declare_reads(ctx: BuildContext, behaviour: Behaviour, names: frozenset[str], *,
+                  probe: Optional[Probe] = None) -> None:
+    """Declare the blackboard keys a node reads (viewers and event ticking use this).
+
+    A node whose outcome is a pure function of the keys it reads also declares a probe
+    (``lookup -> value``, kept in the node table): event-driven ticking then wakes the
+    tree for a new value only when the probe's truth changes (a battery level crossing a
+    threshold, not every reading). The keys are also registered for reading on a
+    blackboard client of the behaviour, as py_trees' own behaviours do.
+
+    Args:
+        ctx: the build context of the factory
+        behaviour: the behaviour the factory made
+        names: the root blackboard keys it reads
+        probe: what its outcome depends on, for a pure reader
+    """
+    ctx.declare(behaviour, reads=frozenset(names), probe=probe)
+    if not names:
+        return
+    client = behaviour.attach_blackboard_client(name=behaviour.name)
+    for key in sorted(names):
+        client.register_key(key=key, access=py_trees.common.Access.READ)

@@ -9,7 +9,8 @@ field checks the type of what is written, and an int written to a float field be
 float). Writes never change a stored value in place: the containers along the path are
 copied and the root key gets the new value, so initial blackboard values (restored by a
 reset), values shared with other keys and the write tracking of the tree runner stay
-right. The conventions every behaviour of this package follows are described in
+right. Each leaf class declares its node type (``declaration``) and the keys it reads (its
+``build``). The conventions every behaviour of this package follows are described in
 :mod:`bt_executive.nodes`.
 """
 
@@ -18,12 +19,17 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableMapping
 import copy
 import dataclasses
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TYPE_CHECKING
 
 from bt_executive.core.expressions import EvaluationError, read_field
+from bt_executive.core.registry import Category, NodeType, Param, ParamType
+from bt_executive.nodes.support import declare_reads
 import py_trees
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
+
+if TYPE_CHECKING:
+    from bt_executive.core.builder import BuildContext, Params
 
 __all__ = [
     'BlackboardExists',
@@ -41,6 +47,9 @@ Lookup = Callable[[str], Any]
 
 #: Longest preview of a written value in feedback messages.
 _PREVIEW = 60
+
+#: The ``key`` parameter of the leaves that read a key.
+_KEY_PATH = Param('key', ParamType.KEY, 'blackboard key (dots for nested fields)')
 
 
 class PathError(Exception):
@@ -229,6 +238,29 @@ class SetBlackboard(Behaviour):
     value (a ROS message field of another type).
     """
 
+    declaration = NodeType(
+        name='SetBlackboard',
+        category=Category.LEAF,
+        doc=('Writes `value` (literal, $reference or ${expression}, computed on each tick) '
+             'to `key` and returns SUCCESS. A dotted key writes a field inside the '
+             "key's value (`pose.x`: entry `x` of the mapping in `pose`, or field `x` "
+             'of a ROS message or dataclass); the value is copied, never changed in '
+             'place, and the last field may be a new mapping entry. With `overwrite: '
+             'false` nothing is written when the key (or field) is already set, and the '
+             'result is SUCCESS too. FAILURE, with the reason, when the value cannot be '
+             "computed (its expression reads a missing key) or a dotted key's root is "
+             'not set, a field before the last is missing, or the field does not exist '
+             'or refuses the value (a ROS message field of another type).'),
+        params=(
+            Param('key', ParamType.KEY, _KEY_PATH.doc, writes=True),
+            Param('value', ParamType.ANY, 'the value', dynamic=True),
+            Param('overwrite', ParamType.BOOL,
+                  'replace a value already set (false: keep it; SUCCESS either way)',
+                  default=True),
+        ),
+        btcpp='SetBlackboard',
+    )
+
     def __init__(self, name: str, *, key: str, value: Callable[[], Any],
                  overwrite: bool = True, lookup: Lookup,
                  store: Callable[[str, Any], None] = store_root) -> None:
@@ -248,6 +280,19 @@ class SetBlackboard(Behaviour):
         self.overwrite = overwrite
         self.lookup = lookup
         self.store = store
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build the leaf, declaring the keys its value (and a dotted key) reads."""
+        key = params['key']
+        behaviour = cls(name, key=key, value=params.getter('value'),
+                        overwrite=params['overwrite'], lookup=ctx.lookup)
+        reads = set(params.names())
+        if '.' in key or not params['overwrite']:
+            reads.add(KeyPath(key).key)  # the outcome depends on the value already there
+        declare_reads(ctx, behaviour, frozenset(reads))
+        return behaviour
 
     def update(self) -> Status:
         """Write the value unless it is kept."""
@@ -277,6 +322,19 @@ class UnsetBlackboard(Behaviour):
     field cannot be removed).
     """
 
+    declaration = NodeType(
+        name='UnsetBlackboard',
+        category=Category.LEAF,
+        doc=('Removes `key` and returns SUCCESS, also when it was not set. A dotted key '
+             "removes an entry of the mapping inside the key's value (copied, not "
+             'changed in place); FAILURE, with the reason, if that last field is a '
+             'field of an object (a ROS message field cannot be removed).'),
+        params=(
+            Param('key', ParamType.KEY, 'blackboard key (dots for a mapping entry inside it)'),
+        ),
+        primary='key',
+    )
+
     def __init__(self, name: str, *, key: str, lookup: Lookup,
                  store: Callable[[str, Any], None] = store_root,
                  unset: Callable[[str], bool] = unset_root) -> None:
@@ -294,6 +352,12 @@ class UnsetBlackboard(Behaviour):
         self.lookup = lookup
         self.store = store
         self.unset = unset
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build the leaf."""
+        return cls(name, key=params['key'], lookup=ctx.lookup)
 
     def update(self) -> Status:
         """Remove the key or entry."""
@@ -319,6 +383,16 @@ class BlackboardExists(Behaviour):
     ``pose: no field 'y' in dict (keys: x)``; a stale subscription value counts as unset.
     """
 
+    declaration = NodeType(
+        name='BlackboardExists',
+        category=Category.LEAF,
+        doc=('SUCCESS if `key` (or the field path inside its value) is set, else FAILURE '
+             "naming what is missing (`no blackboard key 'pose'`, `pose: no field 'y' in "
+             'dict (keys: x)`); a stale subscription value (`max_age`) is not set.'),
+        params=(_KEY_PATH,),
+        primary='key',
+    )
+
     def __init__(self, name: str, *, key: str, lookup: Lookup) -> None:
         """Create the behaviour.
 
@@ -330,6 +404,15 @@ class BlackboardExists(Behaviour):
         super().__init__(name)
         self.path = KeyPath(key)
         self.lookup = lookup
+
+    @classmethod
+    def build(cls, ctx: BuildContext, name: str, params: Params,
+              children: list[Behaviour]) -> Behaviour:
+        """Build the leaf; its outcome probe is the existence of the path."""
+        path = KeyPath(params['key'])
+        behaviour = cls(name, key=params['key'], lookup=ctx.lookup)
+        declare_reads(ctx, behaviour, frozenset({path.key}), probe=path.exists)
+        return behaviour
 
     def update(self) -> Status:
         """Check the path."""
@@ -347,6 +430,15 @@ class WaitForBlackboard(BlackboardExists):
 
     While waiting, the feedback says what is missing; it never fails.
     """
+
+    declaration = NodeType(
+        name='WaitForBlackboard',
+        category=Category.LEAF,
+        doc=('RUNNING (feedback: what is missing) until `key` (or the field path inside '
+             'its value) is set, then SUCCESS. Never FAILURE.'),
+        params=(_KEY_PATH,),
+        primary='key',
+    )
 
     def update(self) -> Status:
         """Check the path; wait while it is not set."""
