@@ -16,11 +16,17 @@ snapshot to the browser with Server-Sent Events:
                latest snapshot at once, then each new one (unnamed events, ``data:``
                the snapshot JSON); ``event: transitions`` for each ``~/events`` batch
                (a new client first gets the last 100 batches received)
+``/layout``    where the graph view's boxes go (``?c=...&w=...&h=...``, laid out with
+               Graphviz's dot: :mod:`bt_executive.viewers.graph_layout`)
 =============  ==================================================================
 
 Only these paths exist: static files come from a fixed allow-list of packaged files read
 at start-up, never from a path in the request. Every other path is 404, every method but
 GET and HEAD 405, malformed requests 400 (414, 431, 505), all with a small JSON body.
+Each path takes only its own query parameters (the page ``view``, ``/layout`` and
+``/replay/...`` theirs, the rest none): anything else in a query, a parameter given
+twice or a value that is not what the path takes is a 400 whose error is a sentence
+saying what was expected.
 Snapshots arriving faster than a client reads are coalesced (it gets the newest). The
 server binds 127.0.0.1 unless told otherwise; while it is bound to a loopback address
 it also refuses requests whose ``Host`` header names another host (DNS rebinding).
@@ -44,6 +50,7 @@ import urllib.parse
 from bt_executive.observe.delta import SnapshotState
 from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
+from bt_executive.viewers.graph_layout import GraphLayouts
 from bt_executive.viewers.serving import is_loopback, serve_until_signal, ServedPage
 
 DEFAULT_HOST = '127.0.0.1'
@@ -61,8 +68,14 @@ STATIC_FILES = {
     '/timeline.js': ('timeline.js', 'text/javascript; charset=utf-8'),
 }
 #: Every path the server answers (anything else is 404).
-ROUTES = (*STATIC_FILES, '/snapshot', '/events', '/replay/timeline', '/replay/frame',
-          '/replay/find')
+ROUTES = (*STATIC_FILES, '/snapshot', '/events', '/layout', '/replay/timeline',
+          '/replay/frame', '/replay/find')
+#: The views the page's ``view`` parameter chooses (read by graph.js).
+PAGE_VIEWS = ('outline', 'graph', 'both')
+#: The last path segments that take no query parameter: the packaged files, the data
+#: paths, and the fleet page's (``bt_executive.viewers.fleet``, which answers below it).
+NO_PARAMETERS = frozenset({*(path.lstrip('/') for path in STATIC_FILES if path != '/'),
+                           'snapshot', 'events', 'fleet', 'fleet.js', 'fleet.css'})
 
 #: Headers sent with every answer: no caching, no sniffing, nothing but our own files.
 SECURITY_HEADERS = (
@@ -86,6 +99,65 @@ def topic_names(namespace: str = '', node: str = DEFAULT_NODE) -> tuple[str, str
         ValueError: the namespace or the node name is not a valid ROS name.
     """
     return topic_name(namespace, node, 'snapshot'), topic_name(namespace, node, 'events')
+
+
+class QueryError(ValueError):
+    """Raised for a query a path does not take; the message is the 400's sentence."""
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """Return ``text`` quoted for an error sentence, cut after ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit - 1] + '\u2026')
+
+
+def parse_query(query: str) -> dict[str, str]:
+    """Return the parameters of a query string (``a=1&b=x``), percent-decoded.
+
+    Raises:
+        QueryError: a parameter is given twice or has no name, or the text is not
+            UTF-8 once percent-decoded.
+    """
+    values: dict[str, str] = {}
+    for field in query.split('&'):
+        if not field:
+            continue
+        raw_name, _, raw_value = field.partition('=')
+        try:
+            name = urllib.parse.unquote_plus(raw_name, errors='strict')
+            value = urllib.parse.unquote_plus(raw_value, errors='strict')
+        except UnicodeDecodeError:
+            raise QueryError(f'the query parameter {quoted(field)} is not UTF-8 text once '
+                             'percent-decoded') from None
+        if not name:
+            raise QueryError(f'the query parameter {quoted(field)} has no name')
+        if name in values:
+            raise QueryError(f'the query parameter {quoted(name)} is given twice: give it '
+                             'once')
+        values[name] = value
+    return values
+
+
+def query_problem(path: str, values: dict[str, str]) -> Optional[str]:
+    """Return what is wrong with the query parameters of a path, or None.
+
+    ``/layout`` and ``/replay/...`` check their own parameters (they know their values);
+    paths that do not exist are left to the 404.
+    """
+    if not values or '/replay/' in path:
+        return None
+    endpoint = path.rsplit('/', 1)[-1]
+    if endpoint in ('', 'index.html'):
+        unknown = sorted(set(values) - {'view'})
+        if unknown:
+            return (f'the page takes one query parameter, view ({", ".join(PAGE_VIEWS)}); '
+                    f'{quoted(unknown[0])} is not one')
+        if values['view'] not in PAGE_VIEWS:
+            return (f'view must be {", ".join(PAGE_VIEWS[:-1])} or {PAGE_VIEWS[-1]}, not '
+                    f'{quoted(values["view"])}')
+        return None
+    if endpoint in NO_PARAMETERS:
+        return f'{path} takes no query parameters (got {quoted(sorted(values)[0])})'
+    return None
 
 
 def load_assets() -> dict[str, bytes]:
@@ -369,11 +441,24 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
 
     def do_HEAD(self) -> None:
         """Answer like GET without the body."""
-        self._get(body=False)
+        self._checked_get(body=False)
 
     def do_GET(self) -> None:
-        """Serve the page, its files, ``/snapshot`` and ``/events``."""
-        self._get(body=True)
+        """Serve the page, its files, ``/snapshot``, ``/events`` and ``/layout``."""
+        self._checked_get(body=True)
+
+    def _checked_get(self, *, body: bool) -> None:
+        """Answer a query the path does not take with 400 and a sentence; else route."""
+        path, _, query = self.path.partition('?')
+        if query and self._host_allowed():
+            try:
+                problem = query_problem(path, parse_query(query))
+            except QueryError as error:
+                problem = str(error)
+            if problem is not None:
+                self._error(400, problem, body)
+                return
+        self._get(body=body)
 
     # ---- routing -------------------------------------------------------------------
 
@@ -402,6 +487,14 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
                 self._send(200, 'application/json', snapshot.encode('utf-8'), body)
         elif path == '/events':
             self._stream(body, hub, topic, events_topic)
+        elif path == '/layout':
+            try:
+                code, data = self.server.layouts.answer(
+                    parse_query(self.path.partition('?')[2]))
+            except QueryError as error:
+                code, data = 400, {'error': f'400 {error}'}
+            self.send_response(code)
+            self._send_json_body(data, body=body)
         elif path.startswith('/replay/') and self.server.replay is not None:
             code, data = self.server.replay.answer(path, self.path.partition('?')[2])
             self.send_response(code)
@@ -544,6 +637,8 @@ class ViewServer(http.server.ThreadingHTTPServer):
         self.loopback_only = is_loopback(address[0])
         #: answers ``/replay/...`` (bt_executive.viewers.replay_web); None: 404 (live)
         self.replay: Any = None
+        #: answers ``/layout`` (the graph view's layouts, cached)
+        self.layouts = GraphLayouts()
         super().__init__(address, self.handler)
 
     @property
@@ -621,6 +716,7 @@ def run(*, namespace: str = '', node: str = DEFAULT_NODE, host: str = DEFAULT_HO
                        'Ctrl-C to stop)', out=out)
 
 
-__all__ = ['DEFAULT_HOST', 'DEFAULT_NODE', 'DEFAULT_PORT', 'ROUTES', 'STATIC_FILES',
-           'SnapshotHub', 'SnapshotListener', 'ViewServer', 'WebView', 'is_loopback',
-           'load_assets', 'parse_message', 'run', 'topic_names']
+__all__ = ['DEFAULT_HOST', 'DEFAULT_NODE', 'DEFAULT_PORT', 'PAGE_VIEWS', 'QueryError', 'ROUTES',
+           'STATIC_FILES', 'SnapshotHub', 'SnapshotListener', 'ViewServer', 'WebView',
+           'is_loopback', 'load_assets', 'parse_message', 'parse_query', 'query_problem',
+           'run', 'topic_names']
