@@ -9,6 +9,8 @@ The request describes the tree *as shown* (folded subtrees left out), depth firs
 ``c``  the number of shown children of each box, comma-separated (``2,0,1,0``)
 ``w``  the width of each box in pixels (what its text needs)
 ``h``  the height of each box in pixels
+``r``  optional: the most boxes in one column of a stacked block (default
+       :data:`MAX_ROWS`); the page gives as many as its window's height holds
 =====  ===========================================================================
 
 The answer places every box (``x``: its centre, ``y``: its top) and draws the edge into
@@ -67,8 +69,10 @@ RANK_HEIGHT = 36
 STACK_MIN = 2
 #: Most boxes of a subtree that is small enough for a block.
 SMALL = 4
-#: Most boxes in one column of a block; more go into further columns.
+#: Most boxes in one column of a block by default; more go into further columns.
 MAX_ROWS = 8
+#: The most the ``r`` parameter may ask for.
+ROWS_LIMIT = 200
 #: A block's column: the rail at INDENT / 2 from its left, boxes INDENT from its left
 #: (and INDENT more per level inside a stacked subtree).
 INDENT = 18
@@ -123,8 +127,8 @@ def parse_numbers(name: str, text: Optional[str], what: str) -> list[int]:
     return numbers
 
 
-def parse_request(values: dict[str, str]) -> tuple[list[int], list[int], list[int]]:
-    """Return ``(child counts, widths, heights)`` of a layout request, checked.
+def parse_request(values: dict[str, str]) -> tuple[list[int], list[int], list[int], int]:
+    """Return ``(child counts, widths, heights, rows)`` of a layout request, checked.
 
     Args:
         values: the query parameters (each given once)
@@ -133,9 +137,17 @@ def parse_request(values: dict[str, str]) -> tuple[list[int], list[int], list[in
         LayoutError: a parameter is missing, unknown, malformed, or the numbers do not
             describe one tree (a sentence saying what is wrong).
     """
-    unknown = sorted(set(values) - {'c', 'w', 'h'})
+    unknown = sorted(set(values) - {'c', 'w', 'h', 'r'})
     if unknown:
-        raise LayoutError(f'layout takes c, w and h; {unknown[0]!r} is not one of them')
+        raise LayoutError(f'layout takes c, w, h and r; {unknown[0]!r} is not one of them')
+    rows = MAX_ROWS
+    if 'r' in values:
+        text = values['r']
+        if not _NUMBER.fullmatch(text) or not 1 <= int(text) <= ROWS_LIMIT:
+            shown = text if len(text) <= 20 else text[:19] + '\u2026'
+            raise LayoutError(f'r must be a whole number from 1 to {ROWS_LIMIT} (the most '
+                              f'boxes in a column of a block), not {shown!r}')
+        rows = int(text)
     counts = parse_numbers('c', values.get('c'), 'the number of shown children of each '
                            'box, depth first')
     widths = parse_numbers('w', values.get('w'), 'the width of each box in pixels')
@@ -160,7 +172,7 @@ def parse_request(values: dict[str, str]) -> tuple[list[int], list[int], list[in
     if open_places:
         raise LayoutError(f'c does not describe one tree: {open_places} more box(es) '
                           f'announced than the {len(counts)} given')
-    return counts, widths, heights
+    return counts, widths, heights, rows
 
 
 def children_of(counts: list[int]) -> list[list[int]]:
@@ -180,7 +192,8 @@ def children_of(counts: list[int]) -> list[list[int]]:
     return children
 
 
-def build_units(counts: list[int], widths: list[int], heights: list[int]) -> Unit:
+def build_units(counts: list[int], widths: list[int], heights: list[int], *,
+                rows: int = MAX_ROWS) -> Unit:
     """Group the boxes into units (runs of small sibling subtrees become blocks).
 
     Returns:
@@ -192,24 +205,24 @@ def build_units(counts: list[int], widths: list[int], heights: list[int]) -> Uni
         size[index] += sum(size[child] for child in children[index])
 
     def rows_of(top: int) -> list[tuple[int, int]]:
-        rows: list[tuple[int, int]] = []
+        found: list[tuple[int, int]] = []
         stack = [(top, 0)]
         while stack:
             box, level = stack.pop()
-            rows.append((box, level))
+            found.append((box, level))
             stack.extend((child, level + 1) for child in reversed(children[box]))
-        return rows
+        return found
 
     def block(run: list[int]) -> Unit:
         subtrees = [rows_of(top) for top in run]
-        total = sum(len(rows) for rows in subtrees)
-        columns_wanted = -(-total // MAX_ROWS)
+        total = sum(len(subtree) for subtree in subtrees)
+        columns_wanted = -(-total // rows)
         target = -(-total // columns_wanted)
         columns: list[list[tuple[int, int]]] = [[]]
-        for rows in subtrees:  # a subtree stays in one column
-            if columns[-1] and len(columns[-1]) + len(rows) > target:
+        for subtree in subtrees:  # a subtree stays in one column
+            if columns[-1] and len(columns[-1]) + len(subtree) > target:
                 columns.append([])
-            columns[-1].extend(rows)
+            columns[-1].extend(subtree)
         width = sum(column_width(column, widths) for column in columns) \
             + COLUMN_GAP * (len(columns) - 1)
         height = BLOCK_TOP + max(sum(heights[box] for box, _ in column)
@@ -416,18 +429,19 @@ def draw(root: Unit, widths: list[int], heights: list[int]) -> dict[str, Any]:
 
 
 def lay_out(counts: list[int], widths: list[int], heights: list[int], *,
-            program: Optional[str] = None) -> dict[str, Any]:
+            rows: int = MAX_ROWS, program: Optional[str] = None) -> dict[str, Any]:
     """Lay out a checked request (see :func:`parse_request`); return the answer's data.
 
     Args:
         counts: each box's number of shown children, depth first
         widths: each box's width in pixels
         heights: each box's height in pixels
+        rows: the most boxes in one column of a stacked block
         program: the dot program (default: :func:`~bt_executive.formats.dot.find_renderer`;
             ``''``: the builtin placement)
     """
     started = time.perf_counter()
-    root = build_units(counts, widths, heights)
+    root = build_units(counts, widths, heights, rows=rows)
     units = walk(root)
     program = find_renderer() if program is None else program
     engine = 'builtin'
@@ -468,10 +482,10 @@ class GraphLayouts:
     def answer(self, values: dict[str, str]) -> tuple[int, dict[str, Any]]:
         """Return ``(HTTP status, JSON data)`` for the query parameters of a request."""
         try:
-            counts, widths, heights = parse_request(values)
+            counts, widths, heights, rows = parse_request(values)
         except LayoutError as error:
             return 400, {'error': f'400 {error}'}
-        key = (values['c'], values['w'], values['h'])
+        key = (values['c'], values['w'], values['h'], str(rows))
         with self._lock:  # one layout at a time: a burst of requests cannot load the CPU
             cached = self._cache.get(key)
             if cached is not None:
@@ -479,7 +493,7 @@ class GraphLayouts:
                 return 200, dict(cached, cached=True)
             if self._program is None:
                 self._program = find_renderer() or ''
-            data = self._lay_out(counts, widths, heights, program=self._program)
+            data = self._lay_out(counts, widths, heights, rows=rows, program=self._program)
             self.computed += 1
             self._cache[key] = data
             while len(self._cache) > CACHE_SIZE:

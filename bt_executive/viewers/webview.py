@@ -23,10 +23,11 @@ snapshot to the browser with Server-Sent Events:
 Only these paths exist: static files come from a fixed allow-list of packaged files read
 at start-up, never from a path in the request. Every other path is 404, every method but
 GET and HEAD 405, malformed requests 400 (414, 431, 505), all with a small JSON body.
-Each path takes only its own query parameters (the page ``view``, ``/layout`` and
-``/replay/...`` theirs, the rest none): anything else in a query, a parameter given
-twice or a value that is not what the path takes is a 400 whose error is a sentence
-saying what was expected.
+A query is checked where it means something: the page's ``view`` must be one of
+:data:`PAGE_VIEWS`, and ``/layout`` and ``/replay/...`` refuse a parameter they do not
+take, one given twice, or a value they cannot use, each with a 400 whose error is a
+sentence saying what the path takes. Paths that take no parameter ignore the query (a
+cache-busting ``?_=123`` is harmless).
 Snapshots arriving faster than a client reads are coalesced (it gets the newest). The
 server binds 127.0.0.1 unless told otherwise; while it is bound to a loopback address
 it also refuses requests whose ``Host`` header names another host (DNS rebinding).
@@ -72,10 +73,6 @@ ROUTES = (*STATIC_FILES, '/snapshot', '/events', '/layout', '/replay/timeline',
           '/replay/frame', '/replay/find')
 #: The views the page's ``view`` parameter chooses (read by graph.js).
 PAGE_VIEWS = ('outline', 'graph', 'both')
-#: The last path segments that take no query parameter: the packaged files, the data
-#: paths, and the fleet page's (``bt_executive.viewers.fleet``, which answers below it).
-NO_PARAMETERS = frozenset({*(path.lstrip('/') for path in STATIC_FILES if path != '/'),
-                           'snapshot', 'events', 'fleet', 'fleet.js', 'fleet.css'})
 
 #: Headers sent with every answer: no caching, no sniffing, nothing but our own files.
 SECURITY_HEADERS = (
@@ -137,26 +134,23 @@ def parse_query(query: str) -> dict[str, str]:
     return values
 
 
-def query_problem(path: str, values: dict[str, str]) -> Optional[str]:
-    """Return what is wrong with the query parameters of a path, or None.
+def query_problem(path: str, query: str) -> Optional[str]:
+    """Return what is wrong with the page's query (its ``view``), or None.
 
-    ``/layout`` and ``/replay/...`` check their own parameters (they know their values);
-    paths that do not exist are left to the 404.
+    Only the page's own parameter is looked at here (other parameters of the page are
+    ignored, as are the queries of paths that take none); ``/layout`` and ``/replay/...``
+    check theirs themselves.
     """
-    if not values or '/replay/' in path:
+    if not query or path.rsplit('/', 1)[-1] not in ('', 'index.html'):
         return None
-    endpoint = path.rsplit('/', 1)[-1]
-    if endpoint in ('', 'index.html'):
-        unknown = sorted(set(values) - {'view'})
-        if unknown:
-            return (f'the page takes one query parameter, view ({", ".join(PAGE_VIEWS)}); '
-                    f'{quoted(unknown[0])} is not one')
-        if values['view'] not in PAGE_VIEWS:
-            return (f'view must be {", ".join(PAGE_VIEWS[:-1])} or {PAGE_VIEWS[-1]}, not '
-                    f'{quoted(values["view"])}')
-        return None
-    if endpoint in NO_PARAMETERS:
-        return f'{path} takes no query parameters (got {quoted(sorted(values)[0])})'
+    views = [urllib.parse.unquote_plus(value, errors='replace')
+             for name, _, value in (field.partition('=') for field in query.split('&'))
+             if urllib.parse.unquote_plus(name, errors='replace') == 'view']
+    if len(views) > 1:
+        return "the query parameter 'view' is given twice: give it once"
+    if views and views[0] not in PAGE_VIEWS:
+        return (f'view must be {", ".join(PAGE_VIEWS[:-1])} or {PAGE_VIEWS[-1]} (the page\'s '
+                f'views), not {quoted(views[0])}')
     return None
 
 
@@ -448,16 +442,12 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
         self._checked_get(body=True)
 
     def _checked_get(self, *, body: bool) -> None:
-        """Answer a query the path does not take with 400 and a sentence; else route."""
+        """Answer a bad ``view`` of the page with 400 and a sentence; else route."""
         path, _, query = self.path.partition('?')
-        if query and self._host_allowed():
-            try:
-                problem = query_problem(path, parse_query(query))
-            except QueryError as error:
-                problem = str(error)
-            if problem is not None:
-                self._error(400, problem, body)
-                return
+        problem = query_problem(path, query) if self._host_allowed() else None
+        if problem is not None:
+            self._error(400, problem, body)
+            return
         self._get(body=body)
 
     # ---- routing -------------------------------------------------------------------

@@ -157,7 +157,8 @@ def test_the_patrol_is_as_wide_as_a_window():
 
 def test_requests_are_checked_with_sentences():
     good = {'c': '2,0,0', 'w': '80,60,60', 'h': '36,36,36'}
-    assert parse_request(good) == ([2, 0, 0], [80, 60, 60], [36, 36, 36])
+    assert parse_request(good) == ([2, 0, 0], [80, 60, 60], [36, 36, 36], 8)
+    assert parse_request(dict(good, r='12'))[3] == 12
     bad = {
         'no c': ({'w': '1', 'h': '1'}, 'layout needs c'),
         'letters': (dict(good, c='2,x,0'), "item 2 is 'x'"),
@@ -170,6 +171,8 @@ def test_requests_are_checked_with_sentences():
         'two roots': (dict(good, c='0,0,0'), 'box 2 has no parent'),
         'missing box': (dict(good, c='3,0,0'), '1 more box(es) announced'),
         'unknown': (dict(good, z='1'), "'z' is not one of them"),
+        'rows': (dict(good, r='0'), 'r must be a whole number from 1 to 200'),
+        'rows text': (dict(good, r='many'), "not 'many'"),
         'too many': ({'c': ','.join(['0'] * 6000), 'w': '1', 'h': '1'}, 'at most 5000'),
     }
     for name, (values, sentence) in bad.items():
