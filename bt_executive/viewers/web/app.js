@@ -380,7 +380,12 @@
   function updateHeader(snapshot) {
     $('tree-name').textContent = snapshot.tree;
     $('revision').textContent = String(snapshot.revision);
-    $('source-file').textContent = snapshot.source_file;
+    // the file as given when relative, its name when absolute (a machine's folders stay
+    // out of the header and of screenshots); the whole path on hover
+    const file = snapshot.source_file || '';
+    const absolute = file.startsWith('/') || /^[A-Za-z]:[\\/]/.test(file) || file.startsWith('\\');
+    $('source-file').textContent = absolute ? file.split(/[\\/]/).pop() : file;
+    $('source-file').title = file;
     const root = $('root-status');
     root.dataset.status = snapshot.root_status;
     root.textContent = snapshot.root_status;
