@@ -330,8 +330,10 @@ def place_with_dot(units: list[Unit], program: str) -> None:
 
 
 def place_builtin(root: Unit) -> None:
-    """Set each unit's x: children side by side under their parent, each subtree as wide
-    as the wider of its box and its children (the placement used without dot)."""
+    """Set each unit's x without dot: children side by side under their parent.
+
+    Each subtree is as wide as the wider of its box and its children.
+    """
     order = walk(root)
     span: dict[int, float] = {}
     for unit in reversed(order):

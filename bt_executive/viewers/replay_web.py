@@ -43,9 +43,9 @@ from bt_executive.observe.bag import Bag, BagError, read_bag
 from bt_executive.observe.groot2 import DEFAULT_ADDRESS as GROOT2_ADDRESS, Groot2Error
 from bt_executive.observe.replay import Timeline
 from bt_executive.viewers import replay_groot2
+from bt_executive.viewers.serving import parse_query, QueryError, quoted
 from bt_executive.viewers.webview import (DEFAULT_HOST, DEFAULT_PORT, is_loopback,
-                                          parse_query, QueryError, quoted, SnapshotHub,
-                                          ViewServer)
+                                          SnapshotHub, ViewServer)
 
 #: Transitions sent with a frame (the newest up to it).
 EVENTS_SHOWN = 50
@@ -73,8 +73,8 @@ def recorded_trees(bag: Bag, node: str) -> list[tuple[Any, Any]]:
     return trees
 
 
-def place_events(timeline: Timeline,
-                 trees: Optional[list[tuple[Any, Any]]] = None) -> list[tuple[int, dict[str, Any]]]:
+def place_events(timeline: Timeline, trees: Optional[list[tuple[Any, Any]]] = None,
+                 ) -> list[tuple[int, dict[str, Any]]]:
     """Return ``(frame, event)``: each transition with the first frame that shows its tick.
 
     A transition belongs to the state after its tick: it is shown from the first frame of

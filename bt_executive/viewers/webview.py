@@ -52,7 +52,8 @@ from bt_executive.observe.delta import SnapshotState
 from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
 from bt_executive.viewers.graph_layout import GraphLayouts
-from bt_executive.viewers.serving import is_loopback, serve_until_signal, ServedPage
+from bt_executive.viewers.serving import (is_loopback, parse_query, QueryError, quoted,
+                                          serve_until_signal, ServedPage)
 
 DEFAULT_HOST = '127.0.0.1'
 DEFAULT_PORT = 8765
@@ -96,42 +97,6 @@ def topic_names(namespace: str = '', node: str = DEFAULT_NODE) -> tuple[str, str
         ValueError: the namespace or the node name is not a valid ROS name.
     """
     return topic_name(namespace, node, 'snapshot'), topic_name(namespace, node, 'events')
-
-
-class QueryError(ValueError):
-    """Raised for a query a path does not take; the message is the 400's sentence."""
-
-
-def quoted(text: str, limit: int = 40) -> str:
-    """Return ``text`` quoted for an error sentence, cut after ``limit`` characters."""
-    return repr(text if len(text) <= limit else text[:limit - 1] + '\u2026')
-
-
-def parse_query(query: str) -> dict[str, str]:
-    """Return the parameters of a query string (``a=1&b=x``), percent-decoded.
-
-    Raises:
-        QueryError: a parameter is given twice or has no name, or the text is not
-            UTF-8 once percent-decoded.
-    """
-    values: dict[str, str] = {}
-    for field in query.split('&'):
-        if not field:
-            continue
-        raw_name, _, raw_value = field.partition('=')
-        try:
-            name = urllib.parse.unquote_plus(raw_name, errors='strict')
-            value = urllib.parse.unquote_plus(raw_value, errors='strict')
-        except UnicodeDecodeError:
-            raise QueryError(f'the query parameter {quoted(field)} is not UTF-8 text once '
-                             'percent-decoded') from None
-        if not name:
-            raise QueryError(f'the query parameter {quoted(field)} has no name')
-        if name in values:
-            raise QueryError(f'the query parameter {quoted(name)} is given twice: give it '
-                             'once')
-        values[name] = value
-    return values
 
 
 def query_problem(path: str, query: str) -> Optional[str]:

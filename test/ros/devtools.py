@@ -93,8 +93,11 @@ def machine_paths(*extra: os.PathLike) -> list[str]:
 
 
 def shown_paths(text: str, *extra: os.PathLike) -> list[str]:
-    """Return the folders of this machine written in ``text`` (as paths, not inside a
-    word: ``Main/root/x`` is a node id, not the folder ``/root``)."""
+    """Return the folders of this machine written in ``text``.
+
+    Only as paths, not inside a word: ``Main/root/x`` is a node id, not the folder
+    ``/root``.
+    """
     import re
     return [path for path in machine_paths(*extra)
             if re.search(r'(?<![\w./~-])' + re.escape(path) + r'(?![\w.-])', text)]

@@ -68,7 +68,7 @@ def dense(points: list[Point], step: float = 3.0) -> list[Point]:
 
 
 def segments(points: list[Point]) -> list[tuple[Point, Point]]:
-    """Return the polyline's segments (zero-length ones left out)."""
+    """Return the pieces of a polyline, leaving out those of no length."""
     return [(a, b) for a, b in zip(points, points[1:]) if a != b]
 
 
@@ -78,8 +78,10 @@ def _cross(o: Point, a: Point, b: Point) -> float:
 
 def properly_cross(first: tuple[Point, Point], second: tuple[Point, Point],
                    tolerance: float = 1e-6) -> bool:
-    """Return whether two segments cross at one point inside both (not touching, not
-    overlapping along a line)."""
+    """Return whether two segments cross at one point inside both.
+
+    Touching (an end on the other segment) or overlapping along a line is no crossing.
+    """
     (a, b), (c, d) = first, second
     d1, d2 = _cross(c, d, a), _cross(c, d, b)
     d3, d4 = _cross(a, b, c), _cross(a, b, d)

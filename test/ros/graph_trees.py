@@ -219,8 +219,7 @@ def comb(teeth: int, length: int) -> list[int]:
     parents = [-1]
     spine = 0
     for _ in range(teeth):
-        parents.append(spine)
-        tooth = len(parents) - 1
+        parents.append(spine)  # the tooth, then its chain
         for _ in range(length):
             parents.append(len(parents) - 1)
         parents.append(spine)

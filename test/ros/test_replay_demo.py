@@ -159,6 +159,7 @@ def test_two_recorded_laps_replay_as_they_were_shown_live(ros_node, browser, tmp
             'config/patrol.yaml'
         assert_no_machine_paths(page, tmp_path)
         page.screenshot(artefacts(tmp_path) / 'web_view.png')
+
         def logs() -> str:
             return '\n'.join(f'--- {name}:\n{(tmp_path / name).read_text()[-3000:]}'
                              for name in ('record.log', 'sim.log', 'executive.log'))

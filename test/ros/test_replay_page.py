@@ -123,7 +123,7 @@ def test_the_address_moves_the_page_and_follows_it(browser, tmp_path):  # noqa: 
         page.wait_until(f"document.body.dataset.replayIndex === '{expected}'",
                         f'the state at tick {target} from the address')
         # a new #tick= moves the loaded page (no reload)
-        page.evaluate("window.notReloaded = true")
+        page.evaluate('window.notReloaded = true')
         for tick in (timeline.tick(3), timeline.tick(len(timeline) - 1), 0):
             index = timeline.at_tick(tick)
             page.evaluate(f"window.location.hash = '#tick={tick}'")

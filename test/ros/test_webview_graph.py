@@ -129,7 +129,7 @@ def open_graph(browser: Browser, server: Any, snapshot: str) -> Page:
     assert server.hub.put_snapshot(snapshot)
     count = len(json.loads(snapshot)['nodes'])
     page = browser.open_page(f'http://127.0.0.1:{server.port}/?view=graph')
-    page.wait_until(f"window.btGraph && window.btGraph.state.items.size === {count} && "
+    page.wait_until(f'window.btGraph && window.btGraph.state.items.size === {count} && '
                     "document.getElementById('graph').dataset.fitted && "
                     '!window.btGraph.state.fitting', 'the first fit of the graph')
     return page

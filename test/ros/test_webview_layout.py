@@ -198,7 +198,7 @@ def test_the_server_answers_layouts_once_per_request_and_400_with_a_sentence(vie
     answer = json.loads(body)
     assert len(calls) == 1 and answer['cached'] is True
     check_drawing([2, 0, 1, 0], [90, 70, 80, 60], [36, 36, 36, 51], answer)
-    for bad, sentence in (('c=1,0&w=10,10&h=10,x', "h must be comma-separated whole numbers"),
+    for bad, sentence in (('c=1,0&w=10,10&h=10,x', 'h must be comma-separated whole numbers'),
                           ('c=1,0&w=10,10', 'layout needs h'),
                           ('c=1,0&w=10,10&h=1,1&c=1,0', "'c' is given twice"),
                           ('', 'layout needs c')):

@@ -105,7 +105,7 @@ def test_good_replay_queries_are_answered(replay):
 
 
 @pytest.mark.parametrize('query,words', [
-    ('/?view=grpah', ("view must be outline, graph or both", "'grpah'")),
+    ('/?view=grpah', ('view must be outline, graph or both', "'grpah'")),
     ('/?view=', ('view must be',)),
     ('/index.html?view=tree', ("'tree'",)),
     ('/?view=graph&view=both', ("'view' is given twice",)),
