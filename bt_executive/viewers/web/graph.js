@@ -148,7 +148,13 @@
         });
       }
       const edge = node.parent ? svg('path', {class: 'edge'}) : null;
-      if (edge) edge.dataset.graphEdge = node.id;
+      if (edge) {
+        edge.dataset.graphEdge = node.id;
+        edge.style.display = 'none';
+        edgesGroup.appendChild(edge);
+      }
+      g.style.display = 'none'; // until a layout places it
+      boxesGroup.appendChild(g);
       graph.items.set(node.id, {g, rect, tip, edge, badge, node, kids, w: width, wFolded: width,
         x: 0, y: 0, h: BOX_H, shown: false, folded: false, status: null, hidden: 0});
     }
@@ -270,14 +276,20 @@
     return fit();
   }
 
+  // Every box stays in the page; those a fold hides are not displayed.
   function applyLayout(order, query, layout) {
     const collapsed = window.btView.view.collapsed;
-    const edges = [];
-    const boxes = [];
-    for (const item of graph.items.values()) item.shown = false;
+    const shown = new Set(order);
+    for (const [id, item] of graph.items) {
+      if (shown.has(id) || !item.shown) continue;
+      item.shown = false;
+      item.g.style.display = 'none';
+      if (item.edge) item.edge.style.display = 'none';
+    }
     order.forEach((id, index) => {
       const item = graph.items.get(id);
       item.shown = true;
+      item.g.style.display = '';
       item.x = layout.x[index];
       item.y = layout.y[index];
       const folded = collapsed.has(id) && item.kids.length > 0;
@@ -291,14 +303,11 @@
         item.g.classList.toggle('folded', folded);
       }
       item.g.setAttribute('transform', `translate(${item.x},${item.y})`);
-      boxes.push(item.g);
       if (item.edge) {
         item.edge.setAttribute('d', layout.edges[index]);
-        edges.push(item.edge);
+        item.edge.style.display = '';
       }
     });
-    edgesGroup.replaceChildren(...edges);
-    boxesGroup.replaceChildren(...boxes);
     graph.width = layout.width;
     graph.height = layout.height;
     graph.query = query;
@@ -735,7 +744,8 @@
   }
 
   // For search.js and the tests: the boxes (id -> item), the view's transform, layouts.
-  window.btGraph = {centerOn, fit, relayout, setMode, state: graph, LEGIBLE_PX, FONT_PX};
+  window.btGraph = {centerOn, fit, relayout, layout: relayout, setMode, state: graph,
+    LEGIBLE_PX, FONT_PX};
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
