@@ -14,8 +14,8 @@
 // visible part of the graph; otherwise fit folds branches from the deepest level that
 // leaves the tree legible, never the running branch, then unfolds again, one level at
 // a time, the smallest of them that still fit. A subtree fit folded unfolds when the
-// running leaf is in it. Zoomed out below a legible size the boxes keep their colours and the labels
-// are hidden (semantic zoom): a label on screen is always readable.
+// running leaf is in it. Zoomed out below a legible size the boxes keep their colours
+// and the labels are hidden (semantic zoom): a label on screen is always readable.
 'use strict';
 
 (function () {
@@ -42,7 +42,7 @@
 
   const $ = (id) => document.getElementById(id);
   const graph = {
-    items: new Map(), // id -> {g, rect, title, sub, badge, tip, edge, node, kids, w, wFolded, ...}
+    items: new Map(), // id -> {g, rect, tip, edge, badge, node, kids, w, wFolded, x, y, ...}
     rootId: null,
     scale: 1,
     tx: 0,
@@ -102,17 +102,6 @@
 
   // ---- building the boxes ------------------------------------------------------------
 
-  function countBelow(id) {
-    let count = 0;
-    const stack = [...(graph.items.get(id) || {kids: []}).kids];
-    while (stack.length) {
-      const item = graph.items.get(stack.pop());
-      count += 1;
-      stack.push(...item.kids);
-    }
-    return count;
-  }
-
   function build(snapshot) {
     edgesGroup = svg('g', {class: 'edges'});
     boxesGroup = svg('g', {class: 'boxes'});
@@ -135,7 +124,8 @@
       g.appendChild(rect);
       g.appendChild(svg('text', {class: 'title', x: 0, y: 15.5},
         clip(top, BOLD, width - 2 * PAD_X)));
-      g.appendChild(svg('text', {class: 'sub', x: 0, y: 30}, clip(bottom, FONT, width - 2 * PAD_X)));
+      g.appendChild(svg('text', {class: 'sub', x: 0, y: 30},
+        clip(bottom, FONT, width - 2 * PAD_X)));
       let badge = null;
       if (kids.length) {
         badge = svg('text', {class: 'badge', x: 0, y: 44.5});
@@ -158,14 +148,17 @@
       graph.items.set(node.id, {g, rect, tip, edge, badge, node, kids, w: width, wFolded: width,
         x: 0, y: 0, h: BOX_H, shown: false, folded: false, status: null, hidden: 0});
     }
-    for (const [id, item] of graph.items) {
+    graph.rootId = snapshot.root;
+    const order = shownOrder(new Set()); // parents first: children are counted before them
+    for (let index = order.length - 1; index >= 0; index--) {
+      const item = graph.items.get(order[index]);
       if (!item.kids.length) continue;
-      item.hidden = countBelow(id);
+      item.hidden = item.kids.reduce((sum, kid) => sum + 1 + graph.items.get(kid).hidden, 0);
       // room for the widest badge this box can show
       const widest = `+${item.hidden} · ${item.hidden} running`;
-      item.wFolded = Math.ceil(Math.min(MAX_W, Math.max(item.w, PAD_X * 2 + textWidth(widest, FONT))));
+      item.wFolded = Math.ceil(Math.min(MAX_W, Math.max(item.w,
+        PAD_X * 2 + textWidth(widest, FONT))));
     }
-    graph.rootId = snapshot.root;
     graph.firstFit = null;
     graph.fitFolds = new Set();
     graph.fitPath = '';
