@@ -224,6 +224,7 @@ def test_semantic_zoom_hides_labels_too_small_to_read(browser, view_server, tmp_
     result = page.evaluate(FIT_CHECK)
     assert result['shown'] == 510 and result['outside'] == [] and result['labels'] == 0
     assert 'zoom in' in page.evaluate("document.getElementById('graph-note').textContent")
+    assert_no_machine_paths(page, tmp_path)
     page.screenshot(artefacts(tmp_path) / 'graph_view_500.png')
     for _ in range(30):
         page.evaluate("document.getElementById('graph-zoom-in').click()")
@@ -288,6 +289,7 @@ def test_folding_search_pan_and_zoom_on_a_500_node_tree(browser, view_server, tm
                     'Math.abs(r.y + r.height / 2 - s.y - s.height / 2) < 30; })()',
                     'the match centred')
     assert page.evaluate("document.getElementById('graph').dataset.labels") == 'on'
+    assert_no_machine_paths(page, tmp_path)
     page.screenshot(folder / 'graph_search.png')
     # search by type: every Running leaf, stepping with Enter goes round
     running = sorted(node['id'] for node in snapshot['nodes'] if node['type'] == 'Running')
@@ -334,6 +336,7 @@ def test_folding_search_pan_and_zoom_on_a_500_node_tree(browser, view_server, tm
     assert rects[0] < rects[1]
     fit(page)
     check_fit(page, 'both views')
+    assert_no_machine_paths(page, tmp_path)
     page.screenshot(folder / 'graph_view_both.png')
 
 
