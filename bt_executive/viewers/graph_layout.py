@@ -322,8 +322,11 @@ def place_with_dot(units: list[Unit], program: str) -> None:
     for line in result.stdout.decode('ascii', 'replace').splitlines():
         fields = line.split()
         if len(fields) >= 4 and fields[0] == 'node' and fields[1].startswith('u'):
-            index = int(fields[1][1:])
-            units[index].x = float(fields[2]) * 72.0
+            try:
+                units[int(fields[1][1:])].x = float(fields[2]) * 72.0
+            except (ValueError, IndexError):
+                raise RuntimeError(f'{os.path.basename(program)} answered {line[:80]!r}') \
+                    from None
             found += 1
     if found != len(units):
         raise RuntimeError(f'{os.path.basename(program)} placed {found} of {len(units)} boxes')

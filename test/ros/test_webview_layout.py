@@ -148,6 +148,13 @@ def test_the_patrol_and_a_500_node_tree_are_drawn_and_timed(capsys):
     assert timings['patrol'][1] < 3000 and timings['500-node'][1] < 10000
 
 
+def test_a_dot_that_fails_gives_the_builtin_drawing_and_says_so():
+    counts, widths, heights = from_parents(SHAPES['mixed'])
+    answer = lay_out(counts, widths, heights, program='/bin/false')
+    assert answer['engine'] == 'builtin' and 'dot failed' in answer['note']
+    check_drawing(counts, widths, heights, answer)
+
+
 def test_the_patrol_is_as_wide_as_a_window():
     """Stacking small subtrees keeps the whole patrol within a 1400-pixel-wide page."""
     _, counts, widths, heights = request_of(json.loads(graph_trees.patrol()))
