@@ -85,7 +85,7 @@ CACHE_SIZE = 128
 #: Seconds dot may take before the builtin placement is used instead.
 DOT_TIMEOUT = 20.0
 
-_NUMBER = re.compile(r'[0-9]{1,6}')
+_NUMBER = re.compile(r'[0-9]{1,9}')  # ranges are checked after, with their own sentence
 
 
 class LayoutError(ValueError):

@@ -175,6 +175,8 @@ def test_requests_are_checked_with_sentences():
         'short w': (dict(good, w='80,60'), 'w has 2 items for the 3 boxes'),
         'zero width': (dict(good, w='80,0,60'), 'w must be from 1 to 2000 pixels'),
         'huge height': (dict(good, h='36,36,9999'), 'h must be from 1 to 400 pixels'),
+        'huge width': (dict(good, w='80,60,1234567'), 'item 3 is 1234567'),
+        'huge count': (dict(good, c='1234567,0,0'), 'does not describe one tree'),
         'two roots': (dict(good, c='0,0,0'), 'box 2 has no parent'),
         'missing box': (dict(good, c='3,0,0'), '1 more box(es) announced'),
         'unknown': (dict(good, z='1'), "'z' is not one of them"),
