@@ -52,9 +52,16 @@ soak: $(STAMP)
 # The web view's pictures in docs/ (graph view of a 500-node tree, search, the fleet page,
 # a recorded patrol replayed at a docking),
 # taken by the headless Chromium tests that check them.
+# The README's pictures (docs/*.png), made by the browser tests that check them, run from
+# an empty temporary directory: the pages show no folder of this machine (the tests start
+# their processes from neutral folders too, and check every page's text before a picture).
 screenshots: $(STAMP) browser
-	BT_EXECUTIVE_SCREENSHOTS=docs $(PY) -m pytest -q test/ros/test_webview_graph.py \
-	  test/ros/test_fleet_view.py test/ros/test_replay_demo.py
+	@dir="$$(mktemp -d)" && cd "$$dir" && \
+	  BT_EXECUTIVE_SCREENSHOTS="$(CURDIR)/docs" PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" \
+	  "$(abspath $(PY))" -m pytest -q -p no:cacheprovider -c "$(CURDIR)/pytest.ini" \
+	  --rootdir "$(CURDIR)" "$(CURDIR)/test/ros/test_webview_graph.py" \
+	  "$(CURDIR)/test/ros/test_fleet_view.py" "$(CURDIR)/test/ros/test_replay_demo.py"; \
+	  status=$$?; cd /; rm -rf "$$dir"; exit $$status
 
 clean:
 	rm -rf $(VENV) build *.egg-info

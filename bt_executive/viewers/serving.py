@@ -4,7 +4,9 @@
 
 ``bt-executive view`` (one executive or the fleet page) and ``bt-executive foxglove``
 start a service, warn when it listens beyond loopback, print where it is, and serve
-until SIGINT or SIGTERM, or until their ROS listener reports an error.
+until SIGINT or SIGTERM, or until their ROS listener reports an error. The view's paths
+that take query parameters read them with :func:`parse_query`, whose errors are the
+sentences of their 400 answers.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import signal
 import sys
 import threading
 from typing import Any, Callable, Optional
+import urllib.parse
 
 from bt_executive.observe.addresses import url_host
 
@@ -27,6 +30,42 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+class QueryError(ValueError):
+    """Raised for a query a path does not take; the message is the 400's sentence."""
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """Return ``text`` quoted for an error sentence, cut after ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit - 1] + '\u2026')
+
+
+def parse_query(query: str) -> dict[str, str]:
+    """Return the parameters of a query string (``a=1&b=x``), percent-decoded.
+
+    Raises:
+        QueryError: a parameter is given twice or has no name, or the text is not
+            UTF-8 once percent-decoded.
+    """
+    values: dict[str, str] = {}
+    for field in query.split('&'):
+        if not field:
+            continue
+        raw_name, _, raw_value = field.partition('=')
+        try:
+            name = urllib.parse.unquote_plus(raw_name, errors='strict')
+            value = urllib.parse.unquote_plus(raw_value, errors='strict')
+        except UnicodeDecodeError:
+            raise QueryError(f'the query parameter {quoted(field)} is not UTF-8 text once '
+                             'percent-decoded') from None
+        if not name:
+            raise QueryError(f'the query parameter {quoted(field)} has no name')
+        if name in values:
+            raise QueryError(f'the query parameter {quoted(name)} is given twice: give it '
+                             'once')
+        values[name] = value
+    return values
 
 
 class ServedPage:
@@ -133,4 +172,5 @@ def serve_until_signal(service: Any, *, tool: str, host: str, exposed: str,
     return 0
 
 
-__all__ = ['ServedPage', 'is_loopback', 'serve_until_signal']
+__all__ = ['QueryError', 'ServedPage', 'is_loopback', 'parse_query', 'quoted',
+           'serve_until_signal']

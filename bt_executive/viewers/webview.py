@@ -16,11 +16,18 @@ snapshot to the browser with Server-Sent Events:
                latest snapshot at once, then each new one (unnamed events, ``data:``
                the snapshot JSON); ``event: transitions`` for each ``~/events`` batch
                (a new client first gets the last 100 batches received)
+``/layout``    where the graph view's boxes go (``?c=...&w=...&h=...``, laid out with
+               Graphviz's dot: :mod:`bt_executive.viewers.graph_layout`)
 =============  ==================================================================
 
 Only these paths exist: static files come from a fixed allow-list of packaged files read
 at start-up, never from a path in the request. Every other path is 404, every method but
 GET and HEAD 405, malformed requests 400 (414, 431, 505), all with a small JSON body.
+A query is checked where it means something: the page's ``view`` must be one of
+:data:`PAGE_VIEWS`, and ``/layout`` and ``/replay/...`` refuse a parameter they do not
+take, one given twice, or a value they cannot use, each with a 400 whose error is a
+sentence saying what the path takes. Paths that take no parameter ignore the query (a
+cache-busting ``?_=123`` is harmless).
 Snapshots arriving faster than a client reads are coalesced (it gets the newest). The
 server binds 127.0.0.1 unless told otherwise; while it is bound to a loopback address
 it also refuses requests whose ``Host`` header names another host (DNS rebinding).
@@ -44,7 +51,9 @@ import urllib.parse
 from bt_executive.observe.delta import SnapshotState
 from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 from bt_executive.ros.listener import DEFAULT_NODE, SnapshotListener, topic_name
-from bt_executive.viewers.serving import is_loopback, serve_until_signal, ServedPage
+from bt_executive.viewers.graph_layout import GraphLayouts
+from bt_executive.viewers.serving import (is_loopback, parse_query, QueryError, quoted,
+                                          serve_until_signal, ServedPage)
 
 DEFAULT_HOST = '127.0.0.1'
 DEFAULT_PORT = 8765
@@ -61,8 +70,10 @@ STATIC_FILES = {
     '/timeline.js': ('timeline.js', 'text/javascript; charset=utf-8'),
 }
 #: Every path the server answers (anything else is 404).
-ROUTES = (*STATIC_FILES, '/snapshot', '/events', '/replay/timeline', '/replay/frame',
-          '/replay/find')
+ROUTES = (*STATIC_FILES, '/snapshot', '/events', '/layout', '/replay/timeline',
+          '/replay/frame', '/replay/find')
+#: The views the page's ``view`` parameter chooses (read by graph.js).
+PAGE_VIEWS = ('outline', 'graph', 'both')
 
 #: Headers sent with every answer: no caching, no sniffing, nothing but our own files.
 SECURITY_HEADERS = (
@@ -86,6 +97,26 @@ def topic_names(namespace: str = '', node: str = DEFAULT_NODE) -> tuple[str, str
         ValueError: the namespace or the node name is not a valid ROS name.
     """
     return topic_name(namespace, node, 'snapshot'), topic_name(namespace, node, 'events')
+
+
+def query_problem(path: str, query: str) -> Optional[str]:
+    """Return what is wrong with the page's query (its ``view``), or None.
+
+    Only the page's own parameter is looked at here (other parameters of the page are
+    ignored, as are the queries of paths that take none); ``/layout`` and ``/replay/...``
+    check theirs themselves.
+    """
+    if not query or path.rsplit('/', 1)[-1] not in ('', 'index.html'):
+        return None
+    views = [urllib.parse.unquote_plus(value, errors='replace')
+             for name, _, value in (field.partition('=') for field in query.split('&'))
+             if urllib.parse.unquote_plus(name, errors='replace') == 'view']
+    if len(views) > 1:
+        return "the query parameter 'view' is given twice: give it once"
+    if views and views[0] not in PAGE_VIEWS:
+        return (f'view must be {", ".join(PAGE_VIEWS[:-1])} or {PAGE_VIEWS[-1]} (the page\'s '
+                f'views), not {quoted(views[0])}')
+    return None
 
 
 def load_assets() -> dict[str, bytes]:
@@ -369,11 +400,20 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
 
     def do_HEAD(self) -> None:
         """Answer like GET without the body."""
-        self._get(body=False)
+        self._checked_get(body=False)
 
     def do_GET(self) -> None:
-        """Serve the page, its files, ``/snapshot`` and ``/events``."""
-        self._get(body=True)
+        """Serve the page, its files, ``/snapshot``, ``/events`` and ``/layout``."""
+        self._checked_get(body=True)
+
+    def _checked_get(self, *, body: bool) -> None:
+        """Answer a bad ``view`` of the page with 400 and a sentence; else route."""
+        path, _, query = self.path.partition('?')
+        problem = query_problem(path, query) if self._host_allowed() else None
+        if problem is not None:
+            self._error(400, problem, body)
+            return
+        self._get(body=body)
 
     # ---- routing -------------------------------------------------------------------
 
@@ -402,6 +442,14 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
                 self._send(200, 'application/json', snapshot.encode('utf-8'), body)
         elif path == '/events':
             self._stream(body, hub, topic, events_topic)
+        elif path == '/layout':
+            try:
+                code, data = self.server.layouts.answer(
+                    parse_query(self.path.partition('?')[2]))
+            except QueryError as error:
+                code, data = 400, {'error': f'400 {error}'}
+            self.send_response(code)
+            self._send_json_body(data, body=body)
         elif path.startswith('/replay/') and self.server.replay is not None:
             code, data = self.server.replay.answer(path, self.path.partition('?')[2])
             self.send_response(code)
@@ -544,6 +592,8 @@ class ViewServer(http.server.ThreadingHTTPServer):
         self.loopback_only = is_loopback(address[0])
         #: answers ``/replay/...`` (bt_executive.viewers.replay_web); None: 404 (live)
         self.replay: Any = None
+        #: answers ``/layout`` (the graph view's layouts, cached)
+        self.layouts = GraphLayouts()
         super().__init__(address, self.handler)
 
     @property
@@ -621,6 +671,7 @@ def run(*, namespace: str = '', node: str = DEFAULT_NODE, host: str = DEFAULT_HO
                        'Ctrl-C to stop)', out=out)
 
 
-__all__ = ['DEFAULT_HOST', 'DEFAULT_NODE', 'DEFAULT_PORT', 'ROUTES', 'STATIC_FILES',
-           'SnapshotHub', 'SnapshotListener', 'ViewServer', 'WebView', 'is_loopback',
-           'load_assets', 'parse_message', 'run', 'topic_names']
+__all__ = ['DEFAULT_HOST', 'DEFAULT_NODE', 'DEFAULT_PORT', 'PAGE_VIEWS', 'QueryError', 'ROUTES',
+           'STATIC_FILES', 'SnapshotHub', 'SnapshotListener', 'ViewServer', 'WebView',
+           'is_loopback', 'load_assets', 'parse_message', 'parse_query', 'query_problem',
+           'run', 'topic_names']

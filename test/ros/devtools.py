@@ -77,6 +77,38 @@ PAGE_STATE = """({
 })"""
 
 
+# The rendered text (innerText leaves out what is hidden) and the SVG labels on screen.
+VISIBLE_TEXT = """(() => [document.title, document.body.innerText,
+  ...[...document.querySelectorAll('svg text')].filter((t) => t.getClientRects().length)
+    .map((t) => t.textContent)].join('\\n'))()"""
+
+
+def machine_paths(*extra: os.PathLike) -> list[str]:
+    """Return the folders of this machine that must not show in a page or a screenshot."""
+    import tempfile
+    root = pathlib.Path(__file__).resolve().parents[2]  # the checkout, and where it is
+    found = {str(root), str(root.parent), str(pathlib.Path.home()), os.getcwd(),
+             tempfile.gettempdir(), *map(str, extra)}
+    return sorted(path for path in found if len(path) > 1)
+
+
+def shown_paths(text: str, *extra: os.PathLike) -> list[str]:
+    """Return the folders of this machine written in ``text``.
+
+    Only as paths, not inside a word: ``Main/root/x`` is a node id, not the folder
+    ``/root``.
+    """
+    import re
+    return [path for path in machine_paths(*extra)
+            if re.search(r'(?<![\w./~-])' + re.escape(path) + r'(?![\w.-])', text)]
+
+
+def assert_no_machine_paths(page: 'Page', *extra: os.PathLike) -> None:
+    """Assert that no folder of this machine is in the page's visible text."""
+    shown = shown_paths(page.visible_text(), *extra)
+    assert not shown, f'the page shows folders of this machine: {shown}'
+
+
 def find_browser() -> Optional[str]:
     """Return the Chromium executable (``$BT_EXECUTIVE_CHROMIUM`` or on PATH), or None."""
     configured = os.environ.get('BT_EXECUTIVE_CHROMIUM')
@@ -266,6 +298,18 @@ class Page:
         import base64
         data = self.send('Page.captureScreenshot', {'format': 'png'})['data']
         pathlib.Path(path).write_bytes(base64.b64decode(data))
+
+    def resize(self, width: int, height: int) -> None:
+        """Give the page a viewport of ``width`` x ``height`` (a window resize for it)."""
+        self.send('Emulation.setDeviceMetricsOverride',
+                  {'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': False})
+        self.evaluate(f'new Promise((resolve) => {{ const check = () => '
+                      f'(innerWidth === {width} && innerHeight === {height}) ? resolve(true) '
+                      f': requestAnimationFrame(check); check(); }})')
+
+    def visible_text(self) -> str:
+        """Return the text a reader sees: the page's rendered text and the graph's labels."""
+        return self.evaluate(VISIBLE_TEXT)
 
 
 def get(url: str, timeout: float = 5.0) -> tuple[int, dict[str, str], bytes]:

@@ -6,8 +6,9 @@ Without ROS: the discovery rule, the rows and the server's paths (a directory fe
 hand). With ROS, end to end: ``bt-executive demo --robots 3`` and ``bt-executive view``
 as real processes, the page in headless Chromium (the :class:`Browser` of
 ``test_webview``): three rows with their tree, root status, ticks and rate, each opening
-that robot's live tree. A screenshot is kept (``$BT_EXECUTIVE_SCREENSHOTS`` or the test's
-temporary directory).
+that robot's live tree, whose graph view is laid out by the fleet server (its
+``/executive/<node>/layout``) and fits. A screenshot is kept (``$BT_EXECUTIVE_SCREENSHOTS``
+or the test's temporary directory), with no folder of this machine in it.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from typing import Iterator
 
 from bt_executive.viewers.fleet import (executive_url, find_executives, FleetDirectory,
                                         FleetServer)
-from devtools import Browser, find_browser, get, TIMEOUT
+from devtools import assert_no_machine_paths, Browser, find_browser, get, TIMEOUT
 from helpers import wait_for
 import pytest
-from test_webview_graph import artefacts
+from test_webview_graph import artefacts, check_fit, fit
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = ROOT / 'bt_executive' / 'app' / 'cli.py'
@@ -170,6 +171,7 @@ def test_fleet_page_lists_the_demo_robots_and_opens_each(spawn, browser, tmp_pat
         assert row[1] == 'bt_executive' and row[2] == 'Patrol' and row[4] == 'running'
         assert int(row[5]) > 0 and row[6].endswith(' Hz'), row
     assert page.evaluate("document.getElementById('fleet-count').textContent") == str(ROBOTS)
+    assert_no_machine_paths(page, tmp_path)
     page.screenshot(artefacts(tmp_path) / 'fleet_view.png')
     links = page.evaluate("[...document.querySelectorAll('#fleet a.open')]"
                           ".map((a) => a.getAttribute('href'))")
@@ -187,4 +189,12 @@ def test_fleet_page_lists_the_demo_robots_and_opens_each(spawn, browser, tmp_pat
             f'node {node}'
         code, _, body = get(url.rstrip('/') + link + 'snapshot')
         assert code == 200 and json.loads(body)['executive']['node'] == node
+    # the graph of a robot's tree, laid out by the fleet server, fitted
+    graph = browser.open_page(url.rstrip('/') + links[0] + '?view=graph')
+    graph.wait_until("document.getElementById('graph').dataset.fitted && "
+                     "document.getElementById('graph').dataset.layout === 'ready' && "
+                     '!window.btGraph.state.fitting', 'the graph of robot1')
+    fit(graph)
+    check_fit(graph, 'the graph of robot1 on the fleet page')
+    assert_no_machine_paths(graph, tmp_path)
     assert view.stop() == 0

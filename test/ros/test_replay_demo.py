@@ -3,11 +3,15 @@
 """Record two laps of the patrol demo, replay them: each tick shows what the live view did.
 
 The sim, the executive and ``bt-executive record`` run as real processes (sim time x10,
-with a docking in the two laps). The test's node is the live viewer: it rebuilds the
-state from ``~/snapshot`` and ``~/snapshot_delta`` as every viewer of the package does
-(``SnapshotState``) and keeps each state it showed. The recording is then replayed
-(``Timeline``, the model behind ``view --replay`` and ``watch --replay``) and, in
-headless Chromium, through the replay page itself at chosen ticks.
+with a docking in the two laps), from a neutral working directory holding a copy of
+config/ (relative paths only: no folder of this machine reaches a page or a picture).
+The test's node is the live viewer: it rebuilds the state from ``~/snapshot`` and
+``~/snapshot_delta`` as every viewer of the package does (``SnapshotState``) and keeps
+each state it showed. Meanwhile the live web view's graph of the running patrol is
+fitted at 1400x900 (every box inside the graph, labels legible; the README's picture).
+The recording is then replayed (``Timeline``, the model behind ``view --replay`` and
+``watch --replay``) and, in headless Chromium, through the replay page itself at chosen
+ticks.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,9 +30,12 @@ import uuid
 from bt_executive.observe.bag import read_bag
 from bt_executive.observe.delta import SnapshotState
 from bt_executive.observe.replay import Timeline
+from bt_executive.viewers.webview import WebView
+from devtools import assert_no_machine_paths
 from helpers import wait_for
 import pytest
 from test_webview import assert_page_matches, browser  # noqa: F401 - fixture
+from test_webview_graph import check_fit, fit
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -81,9 +89,9 @@ def artefacts(tmp_path: pathlib.Path) -> pathlib.Path:
     return path
 
 
-def start(args: list[str], log: pathlib.Path) -> subprocess.Popen:
+def start(args: list[str], log: pathlib.Path, cwd: pathlib.Path) -> subprocess.Popen:
     with open(log, 'wb') as output:
-        return subprocess.Popen([sys.executable, *args], stdout=output,
+        return subprocess.Popen([sys.executable, *args], stdout=output, cwd=cwd,
                                 stderr=subprocess.STDOUT, start_new_session=True)
 
 
@@ -109,26 +117,49 @@ def key(state: dict[str, Any]) -> tuple[Any, Any, Any]:
 def test_two_recorded_laps_replay_as_they_were_shown_live(ros_node, browser, tmp_path):  # noqa
     namespace = f'/replay_{uuid.uuid4().hex[:8]}'
     executive_name = f'{namespace}/bt_executive'
-    path = tmp_path / 'laps.mcap'
+    neutral = tmp_path / 'patrol'  # the processes' working directory: relative paths only
+    shutil.copytree(CONFIG, neutral / 'config')
+    path = neutral / 'laps.mcap'
     live = LiveView(ros_node, executive_name)
     recorder = start(['-m', 'bt_executive.app.cli', 'record', '--ns', namespace,
-                      '-o', str(path)], tmp_path / 'record.log')
+                      '-o', 'laps.mcap'], tmp_path / 'record.log', neutral)
     # the recording starts with the run: the recorder subscribes before the executive exists
     wait_for(lambda: len(ros_node.get_subscriptions_info_by_topic(
         f'{executive_name}/snapshot_delta')) >= 2 or recorder.poll() is not None, TIMEOUT,
         'the recorder to subscribe')
     assert recorder.poll() is None, (tmp_path / 'record.log').read_text()
-    sim = start([str(ROOT / 'bt_executive' / 'sim' / 'robot.py'), '--ros-args',
-                 '--params-file', str(CONFIG / 'sim_robot.yaml'), '-r', f'__ns:={namespace}',
+    sim = start(['-m', 'bt_executive.sim.robot', '--ros-args',
+                 '--params-file', 'config/sim_robot.yaml', '-r', f'__ns:={namespace}',
                  '-p', 'publish_clock:=true', '-p', 'time_scale:=10.0', '-p', 'rate:=100.0',
                  '-p', 'initial_battery:=0.35', '-p', 'idle_drain:=0.0'],
-                tmp_path / 'sim.log')
+                tmp_path / 'sim.log', neutral)
     executive = start(['-m', 'bt_executive.ros.executive', '--ros-args', '--params-file',
-                       str(CONFIG / 'executive.yaml'), '-r', f'__ns:={namespace}',
-                       '-p', f'tree_file:={CONFIG / "patrol.yaml"}',
-                       '-p', 'use_sim_time:=true'], tmp_path / 'executive.log')
+                       'config/executive.yaml', '-r', f'__ns:={namespace}',
+                       '-p', 'tree_file:=config/patrol.yaml',
+                       '-p', 'use_sim_time:=true'], tmp_path / 'executive.log', neutral)
     processes = [recorder, sim, executive]
+    view = WebView(namespace=namespace.strip('/'), port=0).start()
     try:
+        # the live web view of the running patrol, as a graph fitted at 1400x900, while
+        # the robot drives to the dock (the README's picture; make screenshots: docs/)
+        page = browser.open_page(view.url + '?view=graph')
+        page.resize(1400, 900)
+        drive = "#graph-world [data-graph-id$='go to dock/Navigate/drive']"
+        try:
+            page.wait_until(f"document.querySelector(\"{drive}\")?.dataset.active === 'leaf'",
+                            'the robot to drive to the dock', timeout=TIMEOUT)
+        except AssertionError:  # the docking came before the page: any running state
+            page.wait_until("document.querySelector('#graph-world [data-active=leaf]')",
+                            'a running leaf')
+        fit(page)
+        result = check_fit(page, 'the live patrol at 1400x900')
+        nodes = page.evaluate('window.btGraph.state.items.size')
+        assert result['shown'] == nodes and result['folds'] == 0, result['shown']
+        assert page.evaluate("document.getElementById('source-file').textContent") == \
+            'config/patrol.yaml'
+        assert_no_machine_paths(page, tmp_path)
+        page.screenshot(artefacts(tmp_path) / 'web_view.png')
+
         def logs() -> str:
             return '\n'.join(f'--- {name}:\n{(tmp_path / name).read_text()[-3000:]}'
                              for name in ('record.log', 'sim.log', 'executive.log'))
@@ -151,6 +182,7 @@ def test_two_recorded_laps_replay_as_they_were_shown_live(ros_node, browser, tmp
             TIMEOUT, f'the recorder to write seq {last["seq"]}')
         assert stop(recorder) == 0, logs()
     finally:
+        view.close()
         for process in reversed(processes):
             stop(process)
     timeline = Timeline.load(str(path))
@@ -186,7 +218,8 @@ def test_two_recorded_laps_replay_as_they_were_shown_live(ros_node, browser, tmp
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        page = browser.open_page(f'http://127.0.0.1:{server.port}/')
+        page = browser.open_page(f'http://127.0.0.1:{server.port}/?view=outline')
+        page.resize(1400, 900)
         page.wait_until("document.body.dataset.replayIndex === '0'", 'the first state')
         for index in chosen:
             tick = timeline.tick(index)
@@ -202,6 +235,7 @@ def test_two_recorded_laps_replay_as_they_were_shown_live(ros_node, browser, tmp
             assert_page_matches(page.evaluate('document.documentElement.outerHTML'),
                                 live_state)
             if index == docking:  # the README's picture (make screenshots: in docs/)
+                assert_no_machine_paths(page, tmp_path)
                 page.screenshot(artefacts(tmp_path) / 'replay_view.png')
     finally:
         server.shutdown()

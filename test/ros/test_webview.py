@@ -401,6 +401,23 @@ def test_closing_the_hub_ends_the_streams(server):
     wait_for(lambda: server.hub.clients() == 0, 5.0, 'every stream to end')
 
 
+@pytest.mark.parametrize('source,shown', [
+    ('/home/operator/robots/site3/config/patrol.yaml', 'patrol.yaml'),
+    ('C:\\Users\\operator\\bt\\patrol.yaml', 'patrol.yaml'),
+    ('config/patrol.yaml', 'config/patrol.yaml'),
+])
+def test_the_header_shows_no_folder_of_the_machine(browser, server, source, shown):
+    """An absolute tree file is shown by its name (the whole path on hover)."""
+    server.hub.put_snapshot(fake_snapshot(source_file=source))
+    page = browser.open_page(f'http://127.0.0.1:{server.port}/')
+    page.wait_until("document.getElementById('tree-name').textContent === 'T'", 'the tree')
+    header = page.evaluate("[document.getElementById('source-file').textContent, "
+                           "document.getElementById('source-file').title]")
+    assert header == [shown, source]
+    text = page.visible_text()
+    assert ('operator' in text) is False and shown in text
+
+
 def test_page_says_it_is_behind_after_a_missed_delta(browser, server):
     """A gap keeps the last good state on the page, marked behind, until a full snapshot."""
     from test_delta import deltas_of

@@ -136,7 +136,9 @@
       `${snapshot.tree} · revision ${snapshot.revision} · ${snapshot.nodes.length} nodes`));
   }
 
-  function setCollapsed(id, collapsed, auto = false) {
+  // `auto`: folded by "collapse idle" (unfolds when it runs); `cause` says who folded
+  // ('user', 'running': an auto fold undone, 'fit': the graph's fit) in the bt-fold event.
+  function setCollapsed(id, collapsed, auto = false, cause = 'user') {
     const entry = view.nodes.get(id);
     if (!entry || !entry.node.children.length) return;
     if (collapsed) view.collapsed.add(id); else view.collapsed.delete(id);
@@ -144,7 +146,7 @@
     entry.li.classList.toggle('collapsed', collapsed);
     entry.toggle.setAttribute('aria-expanded', String(!collapsed));
     if (view.snapshot) updateHiddenCounts(view.snapshot);
-    document.dispatchEvent(new CustomEvent('bt-fold', {detail: {id, collapsed}}));
+    document.dispatchEvent(new CustomEvent('bt-fold', {detail: {id, collapsed, cause}}));
   }
 
   // A subtree folded by "collapse idle" unfolds as soon as it runs (the active path).
@@ -152,7 +154,7 @@
     for (const id of [...view.autoFolded]) {
       const entry = view.nodes.get(id);
       if (!entry) view.autoFolded.delete(id);
-      else if (entry.status !== 'INVALID') setCollapsed(id, false);
+      else if (entry.status !== 'INVALID') setCollapsed(id, false, false, 'running');
     }
   }
 
@@ -378,7 +380,12 @@
   function updateHeader(snapshot) {
     $('tree-name').textContent = snapshot.tree;
     $('revision').textContent = String(snapshot.revision);
-    $('source-file').textContent = snapshot.source_file;
+    // the file as given when relative, its name when absolute (a machine's folders stay
+    // out of the header and of screenshots); the whole path on hover
+    const file = snapshot.source_file || '';
+    const absolute = file.startsWith('/') || /^[A-Za-z]:[\\/]/.test(file) || file.startsWith('\\');
+    $('source-file').textContent = absolute ? file.split(/[\\/]/).pop() : file;
+    $('source-file').title = file;
     const root = $('root-status');
     root.dataset.status = snapshot.root_status;
     root.textContent = snapshot.root_status;

@@ -74,11 +74,8 @@
       entry.row.scrollIntoView({block: 'center'});
     }
     if (window.btGraph) {
-      // after the layout that the unfolding asked for
-      requestAnimationFrame(() => {
-        window.btGraph.layout();
-        window.btGraph.centerOn(id, 0.9);
-      });
+      // after the layout that the unfolding asked for, at a scale that shows the labels
+      window.btGraph.relayout().then(() => window.btGraph.centerOn(id, 1));
     }
   }
 

@@ -12,7 +12,7 @@
 (function () {
   const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16, 64];
   const state = {timeline: null, index: 0, playing: false, speed: 1, timer: null,
-    loading: null, want: null};
+    loading: null, want: null, hashTick: null};
 
   function el(tag, attributes, text) {
     const element = document.createElement(tag);
@@ -80,6 +80,11 @@
     document.getElementById('replay-slider').value = String(state.index);
     document.getElementById('replay-play').textContent = state.playing ? '⏸' : '▶';
     document.body.dataset.replayIndex = String(state.index);
+    // the address says the tick shown (replaced, not pushed: no hashchange, no history)
+    const hash = `#tick=${frame.tick}`;
+    if (window.location.hash !== hash && state.hashTick === null) {
+      history.replaceState(history.state, '', hash);
+    }
   }
 
   function go(index) {
@@ -117,6 +122,48 @@
         pause();
         go(data.index);
       });
+  }
+
+  function note(text) {
+    document.getElementById('replay-note').textContent = text;
+  }
+
+  // Show the state at a tick (text as typed); says so when it is not a tick count.
+  function goToTick(text) {
+    if (!/^[0-9]{1,15}$/.test(text)) {
+      note(`'${text}' is not a tick count (a whole number from 0)`);
+      return Promise.resolve(false);
+    }
+    return fetch(`replay/find?tick=${text}`, {cache: 'no-store'})
+      .then((response) => response.json().then((data) => {
+        if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+        note((state.timeline.notes || []).join(' · '));
+        pause();
+        return go(data.index).then(() => true);
+      }))
+      .catch((error) => {
+        note(String(error.message || error));
+        return false;
+      });
+  }
+
+  function fromHash() {
+    const hash = window.location.hash;
+    if (!hash || hash === '#') return Promise.resolve(false);
+    const match = /^#tick=(.*)$/.exec(hash);
+    if (!match) {
+      note(`the address ends in '${hash}': #tick=N shows the state at tick N`);
+      return Promise.resolve(false);
+    }
+    let tick = match[1];
+    try {
+      tick = decodeURIComponent(tick).trim();
+    } catch (error) { /* not percent-encoding: refused as it is */ }
+    state.hashTick = tick; // the address keeps what was typed while it is shown
+    return goToTick(tick).then((shown) => {
+      state.hashTick = null;
+      return shown;
+    });
   }
 
   function nodeQuery() {
@@ -169,12 +216,10 @@
       state.speed = Number(event.target.value);
     });
     document.getElementById('replay-tick').addEventListener('change', (event) => {
-      const tick = Number(event.target.value);
-      if (!Number.isFinite(tick)) return;
-      fetch(`replay/find?tick=${tick}`, {cache: 'no-store'})
-        .then((response) => response.json())
-        .then((data) => { pause(); go(data.index); });
+      goToTick(event.target.value.trim());
     });
+    // #tick=N typed into the address (or a link to this page) moves a loaded page
+    window.addEventListener('hashchange', fromHash);
     document.addEventListener('keydown', (event) => {
       if (event.target.matches('input, select, textarea') || event.ctrlKey || event.metaKey) {
         return;
@@ -224,14 +269,9 @@
         state.timeline = timeline;
         build(timeline);
         wire();
-        const hash = /^#tick=(\d+)$/.exec(window.location.hash);
-        if (hash) {
-          fetch(`replay/find?tick=${hash[1]}`, {cache: 'no-store'})
-            .then((response) => response.json())
-            .then((data) => go(data.index));
-        } else {
-          go(0);
-        }
+        fromHash().then((shown) => {
+          if (!shown) go(0);
+        });
       })
       .catch(() => {});
   }
