@@ -122,9 +122,16 @@ def churn_peer(spawn: Callable[..., SpawnedProcess], env: dict[str, str], execut
     return spawn(PEERS / 'viewer_churn.py', executive, mode, *args, env=env)
 
 
-def wait_done(process: SpawnedProcess, deadline: float) -> dict[str, Any]:
-    """Wait for a churn peer's ``done`` (or ``failed``) event; return it."""
+def wait_done(process: SpawnedProcess, deadline: float,
+              executive: Optional[SpawnedProcess] = None) -> dict[str, Any]:
+    """Wait for a churn peer's ``done`` (or ``failed``) event; return it.
+
+    Fails at once, saying so, when ``executive`` exits meanwhile.
+    """
     def finished() -> Optional[dict[str, Any]]:
+        if executive is not None and executive.returncode is not None:
+            raise AssertionError(f'the executive died (exit status {executive.returncode}) '
+                                 f'while {process.name} churned')
         return next((event for event in process.events()
                      if event.get('event') in ('done', 'failed')), None)
     event = wait_for(finished, max(1.0, deadline - time.monotonic()),
@@ -139,7 +146,11 @@ def kill_viewers(spawn: Callable[..., SpawnedProcess], env: dict[str, str], exec
 
     ``env`` gives them a short DDS lease (helpers.short_lease): with the default 20 s, every
     participant's discovery waits on the dead ones for that long, and the other churning
-    viewers' first snapshots with it; what is tested is the executive, not DDS.
+    viewers' first snapshots with it. It also keeps them off Fast DDS's shared memory
+    (UDP on loopback): a reader killed while messages are queued for it pins them in the
+    *executive's* shared memory segment (512 KiB by default) until the segment is full,
+    and then no full snapshot reaches a new local viewer (RELIABILITY.md, "Limits known").
+    What is tested is the executive, not DDS.
     """
     try:
         for _ in range(count // KILLED_STREAMS):
@@ -243,10 +254,12 @@ def test_viewers_coming_and_going_never_hurt_the_patrol(
                         '--timeout', str(PEER_TIMEOUT))
              for mode, cycles in (('topics', CYCLES), ('streams', CYCLES),
                                   ('leave', LEAVE_CYCLES))]
-    killed_env = {**env, **short_lease(tmp_path)}
+    killed_env = {**env, **short_lease(tmp_path), 'FASTDDS_BUILTIN_TRANSPORTS': 'UDPv4'}
     threads = [threading.Thread(target=target, args=args, daemon=True, name=target.__name__)
                for target, args in (
-        (kill_viewers, (spawn, killed_env, executive_name, CYCLES, deadline, errors)),
+        # two killers at once: a viewer process takes a few seconds to start
+        (kill_viewers, (spawn, killed_env, executive_name, CYCLES // 2, deadline, errors)),
+        (kill_viewers, (spawn, killed_env, executive_name, CYCLES // 2, deadline, errors)),
         (churn_groot2, (groot2_port, CYCLES, errors)),
         (churn_foxglove, (foxglove_port, CYCLES, errors)),
         (churn_web_view, (spawn, namespace.strip('/'), CYCLES, 5, errors)))]
@@ -255,10 +268,10 @@ def test_viewers_coming_and_going_never_hurt_the_patrol(
     started = time.monotonic()
     done = []
     for peer in peers:
-        done.append(wait_done(peer, deadline))
+        done.append(wait_done(peer, deadline, executive))
         print(f'churn: {done[-1]} after {time.monotonic() - started:.1f} s')
-    for event in done:  # the executive published to each: most viewers got their first
-        assert event['received'] >= event['cycles'] // 2, event  # message (see the peer)
+    for event in done:  # matched every time; the first message mostly (see the peer)
+        assert event['received'] > 0, event
     for thread in threads:
         thread.join(max(1.0, deadline - time.monotonic()))
         assert not thread.is_alive(), f'{thread.name} did not finish within the churn time'
@@ -266,6 +279,14 @@ def test_viewers_coming_and_going_never_hurt_the_patrol(
     assert errors == []
 
     assert executive.returncode is None, f'the executive died: {executive.returncode}'
+    # a viewer of every kind that comes now gets everything it asks for
+    for mode in ('topics', 'streams'):
+        wait_done(churn_peer(spawn, env, executive_name, mode, '--cycles', '1', '--strict',
+                             '--timeout', str(TIMEOUT)), time.monotonic() + 2 * TIMEOUT,
+                  executive)
+    churn_groot2(groot2_port, 1, errors)
+    churn_foxglove(foxglove_port, 1, errors)
+    assert errors == []
     before = status.get()['tick_count']
     after = status.wait(lambda s: s['tick_count'] > before, 'the patrol to tick after the churn')
     assert after['callback_errors'] == 0
@@ -302,13 +323,17 @@ def test_swaps_while_goals_run_and_feedback_flows_never_crash(
     executive_name = f'{namespace}/bt_executive'
     executive = spawn(EXECUTIVE, '--ros-args', '-r', f'__ns:={namespace}',
                       '-p', f'tree_file:={trees[0]}', '-p', 'tick_mode:=event',
-                      '-p', 'status_period:=0.2', env={'PYTHONFAULTHANDLER': '1'}, grace=15.0)
+                      '-p', 'status_period:=0.2',
+                      # a server starved of CPU by a busy machine may take seconds to
+                      # confirm a cancel; the stop awaits it (and exits 1 if it never comes)
+                      '-p', 'shutdown_timeout:=10.0',
+                      env={'PYTHONFAULTHANDLER': '1'}, grace=25.0)
     status = StatusWatch(ros_node, executive_name)
     first = status.wait(lambda s: 'Main/root/fib' in s.get('active', []), 'the goal to run')
     baseline = lasting(first['ros_entities'])
     swapper = spawn(PEERS / 'viewer_churn.py', executive_name, 'swaps', '--cycles',
                     str(CYCLES), '--tree', trees[1], '--tree', trees[0])
-    wait_done(swapper, time.monotonic() + CHURN_TIMEOUT)
+    wait_done(swapper, time.monotonic() + CHURN_TIMEOUT, executive)
     assert executive.returncode is None, f'the executive died: {executive.returncode}'
     final = status.wait(lambda s: 'Main/root/fib' in s.get('active', [])
                         and lasting(s.get('ros_entities')) == baseline,

@@ -25,8 +25,9 @@ Usage::
               files (a swap while the tree runs) and waits for the answer
 
 Every subscription must match the executive's publisher (bounded by ``--timeout``); its
-first message is then awaited for at most DELIVERY_WAIT seconds and counted as
-``received`` or ``stalled`` (see :meth:`Churn.wait_delivery`).
+first message is then awaited for at most ``--delivery-wait`` seconds and counted as
+``received`` or ``stalled`` (see :meth:`Churn.wait_delivery`); with ``--strict`` it must
+come within ``--timeout``.
 
 Prints one JSON line per event: ``{"event": "progress", "mode": ..., "cycles": n}`` every
 10 cycles and ``{"event": "done", "mode": ..., "cycles": N, "received": n, "stalled": m}``
@@ -47,8 +48,9 @@ from peer_common import stop_on_signals
 #: Seconds a service answer may take before the request is sent again.
 ANSWER_TIMEOUT = 3.0
 
-#: Seconds a matched subscription waits for its first message before the cycle goes on.
-DELIVERY_WAIT = 10.0
+#: Seconds a matched subscription waits for its first message before the cycle goes on
+#: (``--delivery-wait``); ``--strict`` makes a message that does not come a failure.
+DELIVERY_WAIT = 3.0
 
 #: Cycles whose first message came (``received``) or not within DELIVERY_WAIT (``stalled``).
 TALLY = {'received': 0, 'stalled': 0}
@@ -71,7 +73,8 @@ class Churn:
     executor then raises InvalidHandle, or worse).
     """
 
-    def __init__(self, executive: str, timeout: float, stop: threading.Event) -> None:
+    def __init__(self, executive: str, timeout: float, stop: threading.Event, *,
+                 delivery_wait: float = DELIVERY_WAIT, strict: bool = False) -> None:
         import rclpy
         from rclpy.context import Context
         from rclpy.executors import SingleThreadedExecutor
@@ -79,6 +82,8 @@ class Churn:
         self.executive = executive
         self.timeout = timeout
         self.stop = stop
+        self.delivery_wait = delivery_wait
+        self.strict = strict
         self.context = Context()
         rclpy.init(context=self.context, signal_handler_options=_no_signals())
         self.node = rclpy.create_node('viewer_churn', context=self.context)
@@ -99,18 +104,21 @@ class Churn:
             self.executor.spin_once(timeout_sec=0.01)
 
     def wait_delivery(self, predicate: Callable[[], Any]) -> bool:
-        """Spin until ``predicate()`` (a message arrived), at most :data:`DELIVERY_WAIT` s.
+        """Spin until ``predicate()`` (a message arrived), at most ``delivery_wait`` s.
 
-        Returns False when it did not come. Under heavy churn Fast DDS was seen not to
+        Returns False when it did not come (with ``strict``: raises :class:`Failed` after
+        ``timeout`` s). Under heavy churn Fast DDS was seen not to
         deliver a latched sample to a matched reader for 30 s although the executive
         published it again and again (traced with prints in the executive): that is
         the middleware's, and the churn goes on; the counts are reported.
         """
-        deadline = time.monotonic() + DELIVERY_WAIT
+        deadline = time.monotonic() + (self.timeout if self.strict else self.delivery_wait)
         while not predicate():
             if self.stop.is_set():
                 raise KeyboardInterrupt
             if time.monotonic() >= deadline:
+                if self.strict:
+                    raise Failed(f'a first message within {self.timeout:g} s after matching')
                 return False
             self.executor.spin_once(timeout_sec=0.01)
         return True
@@ -191,10 +199,11 @@ def run_topics(churn: Churn, cycles: int) -> None:
                    f'cycle {cycle}: every subscription matched')
         # ~/events has a history only once something happened: not waited for
         wanted = [name for _, name, _ in topics if name != 'events']
-        if churn.wait_delivery(lambda: all(got.get(name) for name in wanted)):
-            TALLY['received'] += 1
-        else:
-            TALLY['stalled'] += 1
+        try:
+            arrived = churn.wait_delivery(lambda: all(got.get(name) for name in wanted))
+        except Failed as error:
+            raise Failed(f'cycle {cycle}: {error} on {[n for n in wanted if not got.get(n)]}')
+        TALLY['received' if arrived else 'stalled'] += 1
         for subscription in subscriptions:
             churn.node.destroy_subscription(subscription)
         progress('topics', cycle, cycles)
@@ -252,13 +261,14 @@ def run_streams(churn: Churn, cycles: int) -> None:
         progress('streams', cycle, cycles)
 
 
-def run_leave(executive: str, timeout: float, stop: threading.Event, cycles: int) -> None:
+def run_leave(executive: str, timeout: float, stop: threading.Event, cycles: int,
+              **options: Any) -> None:
     """Each cycle a new participant opens a stream and leaves without closing it."""
     interfaces = streams_interfaces()
     if interfaces is None:
         raise Failed('py_trees_ros_interfaces is not importable')
     for cycle in range(1, cycles + 1):
-        churn = Churn(executive, timeout, stop)
+        churn = Churn(executive, timeout, stop, **options)
         try:
             open_stream(churn, interfaces, cycle)
         finally:
@@ -309,13 +319,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument('--cycles', type=int, default=100)
     parser.add_argument('--tree', action='append', default=[])
     parser.add_argument('--timeout', type=float, default=20.0)
+    parser.add_argument('--delivery-wait', type=float, default=DELIVERY_WAIT)
+    parser.add_argument('--strict', action='store_true',
+                        help='a first message that does not come within --timeout fails')
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     stop = stop_on_signals()
     try:
+        options = {'delivery_wait': args.delivery_wait, 'strict': args.strict}
         if args.mode == 'leave':
-            run_leave(args.executive, args.timeout, stop, args.cycles)
+            run_leave(args.executive, args.timeout, stop, args.cycles, **options)
         else:
-            churn = Churn(args.executive, args.timeout, stop)
+            churn = Churn(args.executive, args.timeout, stop, **options)
             try:
                 if args.mode == 'topics':
                     run_topics(churn, args.cycles)
