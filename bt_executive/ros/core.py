@@ -337,8 +337,7 @@ class ExecutiveCore:
     def use_ticker(self, ticker: Ticker) -> None:
         """Tick by ``ticker`` from now on (the scenario harness's); the old one is destroyed."""
         self.ticker.destroy()
-        self.ticker = ticker
-        self._made_ticker = (None, '', {})
+        self.ticker, self._made_ticker = ticker, (None, '', {})
 
     def start_ticking(self) -> None:
         """Tick from now on (the lifecycle's activate): make the ticker, resume the tree."""
@@ -357,8 +356,7 @@ class ExecutiveCore:
             self.ticking = False
             if type(self.ticker) is not IdleTicker:  # a PeriodicTicker is one too
                 self.ticker.destroy()
-                self.ticker = IdleTicker()
-                self._made_ticker = (None, '', {})
+                self.ticker, self._made_ticker = IdleTicker(), (None, '', {})
             self.host.held = True
             if self.host.running:
                 self.host.halt(why)
@@ -534,7 +532,8 @@ class ExecutiveCore:
                 'timing': self.timing.summary(),
                 'callback_errors': self.callback_faults.count,
                 'ros_entities': entities.counts(self.node),
-                'startup': {'imports_s': _ms(IMPORTED_AT), 'first_tick_s': _ms(self._first_tick_at)},
+                'startup': {'imports_s': _ms(IMPORTED_AT),
+                            'first_tick_s': _ms(self._first_tick_at)},
                 'active': host.active(),
                 'blackboard': self._blackboard_selection(),
             }
@@ -586,6 +585,7 @@ class ExecutiveCore:
     def _allowed(self, control: str) -> None:
         if self._check is not None:
             self._check(control)
+
     def pause(self) -> str:
         """Halt the tree (cancelling its goals) and stop ticking."""
         self._allowed('pause')

@@ -50,7 +50,7 @@ class CoreAccess:
 
     @property
     def ticker(self) -> Any:
-        """Return the ticker (periodic, event, idle, or the scenario harness's)."""
+        """Return what decides when to tick: periodic, event, idle or the harness's."""
         return self._core().ticker
 
     @property

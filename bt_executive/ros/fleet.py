@@ -15,8 +15,9 @@ of a parameters file apply to all, a ``/robot2/bt_executive:`` section to one.
 
 Each executive has a blackboard of its own (:mod:`bt_executive.ros.blackboards`): its
 core puts it in place around what it runs and around the callbacks it and its leaves
-give rclpy (``LeafHost.own``), and outside them the blackboard refuses use. Periodic ticks are spread over the period
-(executive i of N at i/N of it), so the executives' ticks do not come due together.
+give rclpy (``LeafHost.own``), and outside them the blackboard refuses use. Periodic
+ticks are spread over the period (executive i of N at i/N of it), so the executives'
+ticks do not come due together.
 """
 
 from __future__ import annotations
