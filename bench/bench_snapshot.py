@@ -160,13 +160,13 @@ def _executive_rows() -> list[tuple[str, str, str, str]]:
             assert executive.snapshots in observers  # snapshots on: the model observes
 
             def snapshots_off() -> None:
-                executive._publish_snapshot = lambda: None
+                executive.core.publish_snapshot = lambda: None
                 runner.observers = [observer for observer in observers
                                     if observer is not executive.snapshots]
                 try:
                     executive.tick_once()
                 finally:
-                    del executive._publish_snapshot
+                    del executive.core.publish_snapshot
                     runner.observers = observers
 
             ours, bare = _paired(executive.tick_once, snapshots_off, toggles=False)

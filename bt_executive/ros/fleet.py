@@ -14,25 +14,28 @@ Parameters come as for separate processes: ``-p`` and the ``/**/bt_executive:`` 
 of a parameters file apply to all, a ``/robot2/bt_executive:`` section to one.
 
 Each executive has a blackboard of its own (:mod:`bt_executive.ros.blackboards`): its
-space is put in place around every callback of its node and around its ticks, and
-outside them the blackboard refuses use. Periodic ticks are spread over the period
-(executive i of N at i/N of it), so the executives' ticks do not come due together.
+core puts it in place around what it runs and around the callbacks it and its leaves
+give rclpy (``LeafHost.own``), and outside them the blackboard refuses use. Periodic
+ticks are spread over the period (executive i of N at i/N of it), so the executives'
+ticks do not come due together.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from bt_executive.core.registry import Registry
 from bt_executive.ros.blackboards import BlackboardSpace, guard
-from bt_executive.ros.executive import Executive, ros_registry
+from bt_executive.ros.core import ExecutiveCore, ros_registry
+from bt_executive.ros.executive import CoreAccess
 from bt_executive.ros.memory import defer_for_programs
-from bt_executive.ros.parameters import PARAMETERS
+from bt_executive.ros.parameters import declare_parameters, PARAMETERS
 from bt_executive.ros.serve import serve
 from bt_executive.ros.usage import help_text
+from rclpy.exceptions import ParameterException
+from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.utilities import remove_ros_args
 
@@ -73,140 +76,52 @@ given at start is invalid or a goal cancel was not acknowledged within shutdown_
 """
 
 
-class FleetExecutive(Executive):
-    """An executive that shares its process: every callback runs on its own blackboard.
+class FleetExecutive(CoreAccess, Node):
+    """An executive that shares its process: its core runs on a blackboard of its own.
+
+    The core (:class:`~bt_executive.ros.core.ExecutiveCore`) enters this executive's
+    :class:`~bt_executive.ros.blackboards.BlackboardSpace` around everything it runs (ticks,
+    services, parameter changes, status) and around the callbacks it and the leaves give
+    rclpy (``LeafHost.own``), where it also counts what they raise as this executive's
+    ``callback_errors``. It does not pause after sends (that would hold every executive
+    of the process).
 
     Args:
         space: this executive's blackboard
         phase: where in the period its periodic ticks fall (a fraction of the period)
-        kwargs: as :class:`~bt_executive.ros.executive.Executive`
+        node_name, namespace, parameter_overrides, registry, context: as
+            :class:`~bt_executive.ros.executive.Executive`
     """
 
-    #: No pause after a send: it would hold every executive of the process, not one
-    give_way_after_send = False
-
     def __init__(self, *, space: BlackboardSpace, phase: Optional[float] = None,
-                 **kwargs: Any) -> None:
-        self.blackboard_space = space  # before Node.__init__, which makes services
-        self.tick_phase = phase
-        super().__init__(**kwargs)
-
-    # every callback of the node: subscriptions (the blackboard feed, topic leaves),
-    # timers (tickers), services (ours, the snapshot streams'), action clients' waitables
-
-    def _own(self, callback: Callable[..., Any]) -> Callable[..., Any]:
-        """Run ``callback`` on this blackboard; count what it raises as this node's fault.
-
-        One process, many executives: an exception reaching the executor could not say
-        whose it was, so ``callback_errors`` in ~/status counts it where it happened.
-        """
-        @functools.wraps(callback)  # rclpy reads a timer callback's signature
-        def reporting(*args: Any, **kwargs: Any) -> None:
-            try:
-                callback(*args, **kwargs)
-            except Exception as error:  # noqa: B902 - logged and counted; keep spinning
-                faults = getattr(self, 'callback_faults', None)
-                if faults is None:
-                    raise
-                faults.report(error)
-        return self.blackboard_space.entered(reporting)
-
-    def create_subscription(self, msg_type: Any, topic: str, callback: Callable[..., Any],
-                            *args: Any, **kwargs: Any) -> Any:
-        """Create a subscription whose callback runs on this executive's blackboard."""
-        return super().create_subscription(msg_type, topic, self._own(callback),
-                                           *args, **kwargs)
-
-    def create_timer(self, timer_period_sec: float, callback: Any, *args: Any,
-                     **kwargs: Any) -> Any:
-        """Create a timer whose callback runs on this executive's blackboard."""
-        if callback is not None:
-            callback = self._own(callback)
-        return super().create_timer(timer_period_sec, callback, *args, **kwargs)
-
-    def create_service(self, srv_type: Any, srv_name: str, callback: Callable[..., Any],
-                       *args: Any, **kwargs: Any) -> Any:
-        """Create a service whose callback runs on this executive's blackboard."""
-        return super().create_service(srv_type, srv_name,
-                                      self.blackboard_space.entered(callback),
-                                      *args, **kwargs)
-
-    def add_waitable(self, waitable: Any) -> None:
-        """Add a waitable (an action client) whose work runs on this executive's blackboard.
-
-        An action client calls the leaves' feedback callbacks from ``execute``.
-        """
-        execute = waitable.execute
-        space = self.blackboard_space
-
-        async def inside(taken_data: Any) -> Any:
-            previous = space.enter()
-            try:
-                return await execute(taken_data)
-            finally:
-                space.leave(previous)
-        waitable.execute = inside
-        super().add_waitable(waitable)
-
-    # what the executive does outside its node's callbacks
-
-    def _start(self, registry: Optional[Registry]) -> None:
-        with self.blackboard_space:
-            super()._start(registry)
-
-    def _on_set_parameters(self, parameters: list[Parameter]) -> Any:
-        with self.blackboard_space:
-            return super()._on_set_parameters(parameters)
-
-    def tick_once(self) -> Any:
-        """Tick the tree once on this executive's blackboard (event ticks come as tasks)."""
-        with self.blackboard_space:
-            return super().tick_once()
-
-    def publish_status(self, *, force: bool = False) -> None:
-        """Publish as the executive does, reading this executive's blackboard."""
-        with self.blackboard_space:
-            super().publish_status(force=force)
-
-    def status(self) -> dict[str, Any]:
-        """Return what ~/status publishes, with this executive's blackboard keys."""
-        with self.blackboard_space:
-            return super().status()
-
-    def pause(self) -> str:
-        """Halt the tree (cancelling its goals) and stop ticking."""
-        with self.blackboard_space:
-            return super().pause()
-
-    def reset(self) -> str:
-        """Halt the tree, restore its initial blackboard and limits, and tick again."""
-        with self.blackboard_space:
-            return super().reset()
-
-    def reload(self) -> str:
-        """Reload the current tree file (rejected, old tree kept, if it became invalid)."""
-        with self.blackboard_space:
-            return super().reload()
-
-    def halt_all(self) -> None:
-        """Halt every tree (goal cancels are sent) without awaiting."""
-        with self.blackboard_space:
-            super().halt_all()
-
-    def stop_tree(self, executor: Any, *, timeout: Optional[float] = None,
-                  waited: float = 0.0) -> bool:
-        """Halt every tree and await its goal cancels (see Executive.stop_tree)."""
-        with self.blackboard_space:
-            return super().stop_tree(executor, timeout=timeout, waited=waited)
+                 node_name: str = 'bt_executive', namespace: Optional[str] = None,
+                 parameter_overrides: Optional[list[Parameter]] = None,
+                 registry: Optional[Registry] = None, context: Any = None) -> None:
+        kwargs: dict[str, Any] = {}
+        if namespace is not None:
+            kwargs['namespace'] = namespace
+        if context is not None:
+            kwargs['context'] = context
+        super().__init__(node_name, parameter_overrides=parameter_overrides or [], **kwargs)
+        self.blackboard_space = space
+        try:
+            declare_parameters(self, PARAMETERS)
+        except ParameterException:
+            super().destroy_node()
+            raise
+        try:
+            self.core = ExecutiveCore(self, registry=registry, blackboard=space,
+                                      tick_phase=phase, give_way_after_send=False)
+            self.add_on_set_parameters_callback(self.core.on_set_parameters)
+            self.core.load_first_tree()
+        except BaseException:
+            self.destroy_node()
+            raise
 
     def destroy_node(self) -> None:
         """Halt and release the trees on this executive's blackboard, then destroy."""
-        with self.blackboard_space:
-            super().destroy_node()
-
-    def blackboard_storage(self) -> dict[str, Any]:
-        """Return this executive's blackboard storage (the Groot2 thread reads it too)."""
-        return self.blackboard_space.storage
+        self.close_core()
+        super().destroy_node()
 
 
 def namespaces_of(options: argparse.Namespace) -> list[str]:

@@ -31,6 +31,7 @@ from bt_executive.ros import entities
 from bt_executive.ros.checks import check_ros
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.leaves import backoff
+from bt_executive.ros.leaves.common import LeafHost
 from bt_executive.ros.subscriptions import BlackboardFeed
 import py_trees
 from py_trees.common import Status
@@ -154,11 +155,20 @@ class TreeHost:
         clock: the node clock in seconds (ROS time under ``use_sim_time``)
         logger: the node's logger
         on_install: called with each new tree before its first tick (observers attach)
+        leaf_host: what the ROS leaves get as ``setup(host=...)`` (the executive core;
+            None: the leaves use the node alone)
+        own: makes a callback the executive's (``LeafHost.own``; the blackboard feed's
+            subscriptions use it)
     """
 
     def __init__(self, node: Any, registry: Registry, *, clock: Callable[[], float],
-                 logger: Any, on_install: Callable[[LoadedTree], None]) -> None:
+                 logger: Any, on_install: Callable[[LoadedTree], None],
+                 leaf_host: Optional[LeafHost] = None,
+                 own: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda f: f
+                 ) -> None:
         self.node = node
+        self.leaf_host = leaf_host
+        self.own = own
         self.registry = registry
         self.clock = clock
         self.logger = logger
@@ -196,14 +206,15 @@ class TreeHost:
         for warning in document.warnings:
             self.logger.warning(str(warning))
         waitables = entities.waitables(self.node)
-        feed = BlackboardFeed(self.node, specs, self.clock)
+        feed = BlackboardFeed(self.node, specs, self.clock, own=self.own)
         context = BuildContext(registry=self.registry, document=document,
                                lookup=feed.lookup, clock=self.clock,
                                extras={'node': self.node}, log_error=self.logger.error,
                                log=ros_log_sink(self.logger))
         try:
             built = Builder(context).build(tree.name)
-            built.setup(tree_file, timeout=setup_timeout, node=self.node)
+            extras = {} if self.leaf_host is None else {'host': self.leaf_host}
+            built.setup(tree_file, timeout=setup_timeout, node=self.node, **extras)
         except Exception as error:  # noqa: B902 - rejected: release what was made so far
             release(context.nodes.values(), feed)
             if isinstance(error, TreeError):

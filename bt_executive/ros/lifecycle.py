@@ -23,7 +23,8 @@ executive (goals cancelled and awaited, status 0), then run the shutdown transit
 
 Everything else -- the parameters, ``~/status``, ``~/snapshot``, ``~/events``, the
 Trigger services, swapping the tree by setting ``tree_file`` -- is the plain executive's
-(:class:`~bt_executive.ros.executive.Executive`, which this class extends); ``~/status``
+(both hold an :class:`~bt_executive.ros.core.ExecutiveCore`; the transitions call its
+``load``, ``install``, ``start_ticking``, ``hold`` and ``release``); ``~/status``
 adds ``lifecycle_state`` and ``lifecycle_error``. ``~/pause``, ``~/resume`` and
 ``~/reset`` answer only while active; ``~/reload`` and ``tree_file`` swaps need a
 configured node (a tree swapped in while inactive waits for activation).
@@ -45,19 +46,19 @@ from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
-from bt_executive.ros.executive import Executive
+from bt_executive.ros.core import ExecutiveCore
+from bt_executive.ros.executive import CoreAccess
 from bt_executive.ros.memory import defer_for_programs
-from bt_executive.ros.parameters import PARAMETERS, TICK_MODES
+from bt_executive.ros.parameters import declare_parameters, PARAMETERS, TREE_PARAMETERS
 from bt_executive.ros.serve import serve
-from bt_executive.ros.ticking import IdleTicker
 from bt_executive.ros.usage import handle_arguments
 from lifecycle_msgs.msg import Transition
-import py_trees
-from py_trees.common import Status
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
+from rclpy.exceptions import ParameterException
 from rclpy.lifecycle import LifecycleNodeMixin, LifecycleState, TransitionCallbackReturn
+from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.task import Future
 from rclpy.utilities import remove_ros_args
@@ -104,7 +105,7 @@ _SUCCESS = TransitionCallbackReturn.SUCCESS
 _FAILURE = TransitionCallbackReturn.FAILURE
 
 
-class LifecycleExecutive(LifecycleNodeMixin, Executive):
+class LifecycleExecutive(CoreAccess, LifecycleNodeMixin, Node):
     """The executive as a lifecycle node: configure loads, activate ticks (module docstring).
 
     Takes the same arguments and ROS parameters as
@@ -116,8 +117,6 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
         clean: False once a stop left goal cancels unacknowledged (exit status 1)
     """
 
-    # Class attributes: the plain executive's constructor already calls the overrides.
-    _ticking = False  # True while active: _configure_ticking makes a real ticker
     _state_label = 'unconfigured'
     _transition_error = ''
     finalized = False
@@ -126,9 +125,31 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
     def __init__(self, *, node_name: str = 'bt_executive', namespace: Optional[str] = None,
                  parameter_overrides: Optional[list[Parameter]] = None,
                  registry: Optional[Registry] = None, context: Any = None):
-        Executive.__init__(self, node_name=node_name, namespace=namespace,
-                           parameter_overrides=parameter_overrides, registry=registry,
-                           context=context)
+        kwargs: dict[str, Any] = {}
+        if namespace is not None:
+            kwargs['namespace'] = namespace
+        if context is not None:
+            kwargs['context'] = context
+        Node.__init__(self, node_name, parameter_overrides=parameter_overrides or [],
+                      **kwargs)
+        try:
+            declare_parameters(self, PARAMETERS)
+        except ParameterException:  # a value of the wrong type or out of range
+            Node.destroy_node(self)  # nothing of ours exists yet
+            raise
+        try:
+            # idle until activated; the configure transition loads the tree
+            self.core = ExecutiveCore(self, registry=registry, ticking=False,
+                                      check=self._only_when_active, status_extra=lambda: {
+                                          'lifecycle_state': self._state_label,
+                                          'lifecycle_error': self._transition_error})
+            self.add_on_set_parameters_callback(self._on_parameters)
+            self.get_logger().info('unconfigured: the configure transition loads tree_file '
+                                   f"('{self._param('tree_file')}')")
+            self.publish_status(force=True)
+        except BaseException:
+            self.destroy_node()
+            raise
         # reentrant: a change_state handler awaiting goal cancels must not block the
         # action clients' callbacks under a SingleThreadedExecutor (BT_EXECUTIVE_EXECUTOR)
         LifecycleNodeMixin.__init__(self, callback_group=ReentrantCallbackGroup())
@@ -190,8 +211,7 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
 
     def cancels_in_flight(self) -> list[Any]:
         """Return the unanswered goal cancels (futures) of the tree and of swapped-out ones."""
-        trees = [self.host.tree, *self.host.retiring]
-        return [future for tree in trees if tree is not None for future in tree.outstanding()]
+        return self._core().cancels_in_flight()
 
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Load, validate and set up ``tree_file``; FAILURE (still unconfigured) if invalid."""
@@ -240,7 +260,7 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
         except TreeError as error:
             return self._refuse(f'configure failed: cannot load {tree_file}:\n{error}')
         self._hold('configured')
-        self._install(loaded)
+        self._core().install(loaded)
         self._report('inactive')
         return _SUCCESS
 
@@ -257,16 +277,14 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
                     self.lifecycle_state(), self.lifecycle_state())
 
     def _activate(self) -> TransitionCallbackReturn:
-        if self.host.tree is None:
+        core = self._core()
+        tree = core.host.tree  # type: ignore[union-attr]
+        if tree is None:
             return self._refuse('activate failed: no tree is loaded (configure first)')
-        self.host.held = False
-        self.host.resume()
-        self._ticking = True
-        self._configure_ticking(self._param('tick_mode'))
+        core.start_ticking()
         self._report('active')
-        self.get_logger().info(f"activated: ticking tree '{self.host.tree.name}' "
+        self.get_logger().info(f"activated: ticking tree '{tree.name}' "
                                f"({self._param('tick_mode')} ticking)")
-        self.request_tick('activate')
         return _SUCCESS
 
     def _deactivate(self) -> TransitionCallbackReturn:
@@ -274,7 +292,7 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
         if self._check_cancels('deactivate'):
             self.get_logger().info('deactivated: the tree is halted and its goal cancels '
                                    'are acknowledged')
-        self.host.retire(self._param('shutdown_timeout'))
+        self._core().host.retire(self._param('shutdown_timeout'))  # type: ignore[union-attr]
         self._report('inactive')
         return _SUCCESS
 
@@ -302,28 +320,16 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
                 's); a goal may still be active on the robot')
         return not pending
 
+    def _param(self, name: str) -> Any:
+        return self.get_parameter(name).value
+
     def _hold(self, why: str) -> None:
         """Stop ticking and halt the tree (its goals are cancelled); idempotent."""
-        self._ticking = False
-        if not isinstance(self.ticker, IdleTicker):
-            if self.ticker is not None:
-                self.ticker.destroy()
-            self.ticker = IdleTicker()
-        self.host.held = True
-        if self.host.running:
-            self.host.halt(why)
+        self._core().hold(why)
 
     def _release(self, state: str, error: str = '') -> TransitionCallbackReturn:
         """Halt and release every tree, forget its state; report ``state``."""
-        self._hold('released')
-        self.host.release_all()
-        self.host.last_status = Status.INVALID
-        self.host.last_failure = ''
-        self.host.terminated = None
-        self.host.paused = False
-        self.snapshots = None
-        self._timed = []
-        py_trees.blackboard.Blackboard.storage.clear()
+        self._core().release()
         self._report(state, error=error)
         return _SUCCESS
 
@@ -342,32 +348,21 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
         except Exception as error:  # noqa: B902 - e.g. mid-transition: destroy anyway
             self.get_logger().warning(f'could not run the shutdown transition: {error}')
 
-    # ---- the plain executive, adapted -----------------------------------------------
+    # ---- what the core asks of the lifecycle -----------------------------------------
 
-    def _load_first_tree(self) -> None:
-        """Load nothing yet: the configure transition loads ``tree_file``."""
-        self.get_logger().info('unconfigured: the configure transition loads tree_file '
-                               f"('{self._param('tree_file')}')")
-        self.publish_status(force=True)
-
-    def _configure_ticking(self, mode: str, changes: Optional[dict[str, Any]] = None) -> None:
-        """Make the ticker while active; otherwise check ``mode`` and tick nothing."""
-        if self._ticking:
-            super()._configure_ticking(mode, changes)
-            return
-        if mode not in TICK_MODES:
-            error = TreeError.single(SourceLocation('<parameters>'), 'tick_mode must be one '
-                                     f"of {', '.join(TICK_MODES)}, got '{mode}'")
-            self.get_logger().error(str(error))
-            raise error
-        if self.ticker is None:
-            self.ticker = IdleTicker()
-
-    def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+    def _on_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         """Swap trees as the plain executive does once configured; before, only record them."""
-        if self.host.tree is None and self.lifecycle_state() in ('unconfigured', 'finalized'):
-            parameters = [p for p in parameters if p.name not in ('tree_file', 'tree_name')]
-        return super()._on_set_parameters(parameters)
+        if self._core().host.tree is None \
+                and self.lifecycle_state() in ('unconfigured', 'finalized'):
+            parameters = [p for p in parameters if p.name not in TREE_PARAMETERS]
+        return self._core().on_set_parameters(parameters)
+
+    def _only_when_active(self, control: str) -> None:
+        """Refuse a runtime control outside the states it works in (the core asks)."""
+        if control == 'reload':
+            self._only_when(('inactive', 'active'), '~/reload')
+        else:
+            self._only_when(('active',), f'~/{control}')
 
     def _only_when(self, wanted: tuple[str, ...], what: str) -> None:
         state = self.lifecycle_state()
@@ -376,30 +371,10 @@ class LifecycleExecutive(LifecycleNodeMixin, Executive):
                                    f"{what} works only when {' or '.join(wanted)} (drive it "
                                    'through ~/change_state)')
 
-    def pause(self) -> str:
-        """Halt the tree and stop ticking (only while active)."""
-        self._only_when(('active',), '~/pause')
-        return super().pause()
-
-    def resume(self) -> str:
-        """Tick again after ~/pause (only while active)."""
-        self._only_when(('active',), '~/resume')
-        return super().resume()
-
-    def reset(self) -> str:
-        """Halt the tree, restore the initial blackboard, tick again (only while active)."""
-        self._only_when(('active',), '~/reset')
-        return super().reset()
-
-    def reload(self) -> str:
-        """Reload the tree file (while inactive or active; inactive, it waits)."""
-        self._only_when(('inactive', 'active'), '~/reload')
-        return super().reload()
-
-    def status(self) -> dict[str, Any]:
-        """Return the plain executive's status plus the lifecycle state and last error."""
-        return {**super().status(), 'lifecycle_state': self._state_label,
-                'lifecycle_error': self._transition_error}
+    def destroy_node(self) -> None:
+        """Halt the tree (goal cancels are sent) and release everything, then destroy."""
+        self.close_core()
+        Node.destroy_node(self)
 
 
 def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = None) -> int:

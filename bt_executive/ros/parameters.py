@@ -80,3 +80,14 @@ def declare_parameters(node: Any, table: dict[str, Any]) -> None:
             descriptor.integer_range = [
                 IntegerRange(from_value=int(bounds[0]), to_value=int(bounds[1]), step=1)]
         node.declare_parameter(name, default, descriptor)
+
+
+def parameter_values(node: Any, table: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """Return the current values of ``table``'s parameters (default: :data:`PARAMETERS`).
+
+    The one way the executive's parts read their settings: the core reads the table and
+    hands each part its values (the outputs of ros/snapshot_topics.py, for instance).
+    A parameter the node does not declare is left out.
+    """
+    return {name: node.get_parameter(name).value for name in (table or PARAMETERS)
+            if node.has_parameter(name)}

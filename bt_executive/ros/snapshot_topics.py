@@ -17,13 +17,16 @@ delta observer (:class:`~bt_executive.observe.delta.DeltaTracker`) say after eac
 - ``~/events`` (reliable, transient local, the last 20): the status transitions;
 - ``~/status`` (latched): what the executive says (:meth:`SnapshotTopics.publish_status`).
 
-With the parameter ``record_file`` set, every message of these topics is also written,
-as published, to that MCAP file (:class:`~bt_executive.observe.bag.BagWriter`; rotated
-at ``record_max_size``; with ``record_foxglove``, the default, its Foxglove companion
-``run.foxglove.mcap`` too), finalised by :meth:`SnapshotTopics.close`. With
-``foxglove_port`` set, the same messages feed a Foxglove WebSocket server
+What is published goes to the *outputs* too, each a separate observer of the same
+messages with ``put(topic, text)`` and ``close()``, each made from the executive's
+parameter table (:func:`~bt_executive.ros.parameters.parameter_values`) by
+:func:`open_outputs`: :class:`Recording` writes them, as published, to ``record_file``
+(MCAP, :class:`~bt_executive.observe.bag.BagWriter`; rotated at ``record_max_size``; with
+``record_foxglove``, the default, its Foxglove companion ``run.foxglove.mcap`` too) and
+:class:`FoxgloveOutput` feeds a Foxglove WebSocket server on ``foxglove_port``
 (:class:`~bt_executive.observe.foxglove_server.FoxgloveServer`: the channels of
-``bt-executive foxglove``, served from inside the executive), stopped by ``close``.
+``bt-executive foxglove``, served from inside the executive). The core closes them when
+the executive stops (a recording is finalised there).
 """
 
 from __future__ import annotations
@@ -57,14 +60,131 @@ def history_qos(depth: int = HISTORY) -> Any:
                       durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
+class Recording:
+    """An output: write every message, as published, to an MCAP file (``record_file``).
+
+    Args:
+        path: the file (``run.mcap``; split files get a number)
+        prefix: the executive's node name (the topics are ``<prefix>/snapshot`` ...)
+        max_size: bytes per split (0 = one file)
+        foxglove: also write the Foxglove companion ``run.foxglove.mcap``
+        logger: the node's logger
+    """
+
+    def __init__(self, path: str, prefix: str, *, max_size: int, foxglove: bool,
+                 logger: Any) -> None:
+        from bt_executive.observe.bag import BagWriter, KEPT, TOPICS
+        self._logger = logger
+        self.bag: Optional[Any] = BagWriter(
+            path, {f'{prefix}/{name}': latched for name, latched in TOPICS.items()},
+            kept={f'{prefix}/{name}': n for name, n in KEPT.items()}, max_size=max_size,
+            foxglove=foxglove, metadata={'node': prefix, 'recorded_by': 'the executive'})
+        logger.info(f'recording {", ".join(f"{prefix}/{name}" for name in TOPICS)} to {path}')
+
+    def put(self, topic: str, text: str) -> None:
+        """Write one message (a full disk stops the recording; the executive runs on)."""
+        if self.bag is None:
+            return
+        try:
+            self.bag.write_text(topic, text)
+        except OSError as error:
+            self._logger.error(f'recording stopped: {error}')
+            self.bag = None
+
+    def close(self) -> None:
+        """Finalise the recording (idempotent)."""
+        if self.bag is None:
+            return
+        bag, self.bag = self.bag, None
+        try:
+            bag.close()
+            self._logger.info(f'recorded {bag.messages} messages to '
+                              f'{", ".join(bag.files + bag.foxglove_files)}')
+        except OSError as error:
+            self._logger.error(f'cannot finalise {bag.files[-1]}: {error}')
+
+
+class FoxgloveOutput:
+    """An output: serve every message to the Foxglove app over WebSocket (``foxglove_port``).
+
+    Args:
+        server: the running :class:`~bt_executive.observe.foxglove_server.FoxgloveServer`
+    """
+
+    def __init__(self, server: Any) -> None:
+        self.server: Optional[Any] = server
+
+    @classmethod
+    def start(cls, prefix: str, *, address: str, port: int,
+              logger: Any) -> Optional['FoxgloveOutput']:
+        """Start the server; None (logged as an error) if the SDK or the port is missing.
+
+        The executive runs on without it; the SDK is imported only here.
+        """
+        address = address or '127.0.0.1'
+        try:
+            from bt_executive.observe.foxglove_server import FoxgloveServer
+            server = FoxgloveServer(prefix, host=address, port=port)
+        except ImportError:
+            logger.error('Foxglove is off: the foxglove-sdk package is not installed '
+                         '(pip install foxglove-sdk)')
+            return None
+        except RuntimeError as error:
+            logger.error(f'Foxglove is off: cannot listen on {address}:{port}: {error}')
+            return None
+        if address not in ('127.0.0.1', '::1', 'localhost'):
+            logger.warning(f'Foxglove server on {address}, not loopback: anyone who can '
+                           'reach it sees the tree and its blackboard')
+        logger.info(f'Foxglove on {server.url} (Open connection > Foxglove WebSocket)')
+        return cls(server)
+
+    def put(self, topic: str, text: str) -> None:
+        """Serve one message on its channel."""
+        if self.server is not None:
+            self.server.put(topic, text)
+
+    def close(self) -> None:
+        """Stop the server (idempotent)."""
+        if self.server is not None:
+            server, self.server = self.server, None
+            server.close()
+
+
+def open_outputs(node: Any, values: dict[str, Any]) -> list[Any]:
+    """Make the outputs the parameter ``values`` ask for: a recording, a Foxglove server.
+
+    Args:
+        node: the executive's node (its name prefixes the topics; its logger)
+        values: the executive's parameter values (``record_*``, ``foxglove_*``)
+    """
+    prefix = node.get_fully_qualified_name().rstrip('/')
+    logger = node.get_logger()
+    outputs: list[Any] = []
+    if values.get('record_file'):
+        outputs.append(Recording(values['record_file'], prefix,
+                                 max_size=int(values.get('record_max_size', 0)),
+                                 foxglove=bool(values.get('record_foxglove', True)),
+                                 logger=logger))
+    if values.get('foxglove_port'):
+        foxglove = FoxgloveOutput.start(prefix, address=values.get('foxglove_address', ''),
+                                        port=int(values['foxglove_port']), logger=logger)
+        if foxglove is not None:
+            outputs.append(foxglove)
+    return outputs
+
+
 class SnapshotTopics:
-    """Publish one executive's snapshots, deltas and events.
+    """Publish one executive's snapshots, deltas, events and status, and hand them on.
+
+    Decides what goes out after each tick (keyframes, deltas, heartbeats, events);
+    publishes it on the ROS topics and gives every message to the ``outputs`` as well.
 
     Args:
         node: the executive node (its publishers live under ``~/``)
+        outputs: where every message goes besides the topics (:func:`open_outputs`)
     """
 
-    def __init__(self, node: Any) -> None:
+    def __init__(self, node: Any, *, outputs: Optional[list[Any]] = None) -> None:
         from std_msgs.msg import String
 
         from bt_executive.ros import entities
@@ -75,23 +195,10 @@ class SnapshotTopics:
         self.events = entities.publisher(node, String, '~/events',
                                          history_qos(EVENTS_HISTORY))
         self.status = entities.publisher(node, String, '~/status', qos_profile('latched'))
-        self._logger = node.get_logger()
-        self.bag: Optional[Any] = None  # a BagWriter; mcap loads only when recording
+        self.outputs = outputs if outputs is not None else []
         prefix = node.get_fully_qualified_name().rstrip('/')
         self._names = {'snapshot': f'{prefix}/snapshot', 'delta': f'{prefix}/snapshot_delta',
                        'events': f'{prefix}/events', 'status': f'{prefix}/status'}
-        record = node.get_parameter('record_file').value \
-            if node.has_parameter('record_file') else ''
-        if record:
-            from bt_executive.observe.bag import BagWriter, KEPT, TOPICS
-            self.bag = BagWriter(record, {f'{prefix}/{name}': latched
-                                          for name, latched in TOPICS.items()},
-                                 kept={f'{prefix}/{name}': n for name, n in KEPT.items()},
-                                 max_size=int(node.get_parameter('record_max_size').value),
-                                 foxglove=bool(node.get_parameter('record_foxglove').value),
-                                 metadata={'node': prefix, 'recorded_by': 'the executive'})
-            self._logger.info(f'recording {", ".join(self._names.values())} to {record}')
-        self.foxglove: Optional[Any] = self._start_foxglove(node, prefix)
         self.tracker = DeltaTracker()
         #: the last snapshot built (what the next delta starts from)
         self.previous: Optional[dict[str, Any]] = None
@@ -102,33 +209,6 @@ class SnapshotTopics:
         self._last_full = self._last_sent = -1.0
         #: messages on ``~/snapshot_delta`` since the last full snapshot
         self.since_full = 0
-
-    def _start_foxglove(self, node: Any, prefix: str) -> Optional[Any]:
-        """Start the Foxglove server if ``foxglove_port`` is set, else None.
-
-        A port in use or foxglove-sdk missing is logged as an error and the executive runs
-        on without it; the SDK is imported only here.
-        """
-        port = node.get_parameter('foxglove_port').value \
-            if node.has_parameter('foxglove_port') else 0
-        if not port:
-            return None
-        address = node.get_parameter('foxglove_address').value or '127.0.0.1'
-        try:
-            from bt_executive.observe.foxglove_server import FoxgloveServer
-            server = FoxgloveServer(prefix, host=address, port=port)
-        except ImportError:
-            self._logger.error('Foxglove is off: the foxglove-sdk package is not installed '
-                               '(pip install foxglove-sdk)')
-            return None
-        except RuntimeError as error:
-            self._logger.error(f'Foxglove is off: cannot listen on {address}:{port}: {error}')
-            return None
-        if address not in ('127.0.0.1', '::1', 'localhost'):
-            self._logger.warning(f'Foxglove server on {address}, not loopback: anyone who '
-                                 'can reach it sees the tree and its blackboard')
-        self._logger.info(f'Foxglove on {server.url} (Open connection > Foxglove WebSocket)')
-        return server
 
     def install(self, runner: Any) -> None:
         """Observe a new tree's runner (call with the new snapshot builder)."""
@@ -187,28 +267,16 @@ class SnapshotTopics:
         self.bytes[topic] = self.bytes.get(topic, 0) + len(text)
         self.counts[topic] = self.counts.get(topic, 0) + 1
         publisher.publish(self._string(data=text))
-        if self.foxglove is not None:
-            self.foxglove.put(self._names[topic], text)
-        if self.bag is not None:
-            try:
-                self.bag.write_text(self._names[topic], text)
-            except OSError as error:  # a full disk: the executive runs on, unrecorded
-                self._logger.error(f'recording stopped: {error}')
-                self.bag = None
+        if self.outputs:
+            name = self._names[topic]
+            for output in self.outputs:
+                output.put(name, text)
 
     def close(self) -> None:
-        """Finalise the recording and stop the Foxglove server, if any (idempotent)."""
-        if self.foxglove is not None:
-            server, self.foxglove = self.foxglove, None
-            server.close()
-        if self.bag is not None:
-            bag, self.bag = self.bag, None
-            try:
-                bag.close()
-                self._logger.info(f'recorded {bag.messages} messages to '
-                                  f'{", ".join(bag.files + bag.foxglove_files)}')
-            except OSError as error:
-                self._logger.error(f'cannot finalise {bag.files[-1]}: {error}')
+        """Close the outputs (a recording is finalised; idempotent)."""
+        for output in self.outputs:
+            output.close()
 
 
-__all__ = ['EVENTS_HISTORY', 'HISTORY', 'KEYFRAME_DELTAS', 'SnapshotTopics', 'history_qos']
+__all__ = ['EVENTS_HISTORY', 'FoxgloveOutput', 'HISTORY', 'KEYFRAME_DELTAS', 'open_outputs',
+           'Recording', 'SnapshotTopics', 'history_qos']

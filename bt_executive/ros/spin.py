@@ -14,7 +14,6 @@ import time
 import traceback
 from typing import Any, Callable, Optional
 
-from bt_executive.ros.leaves.common import take_sent
 from bt_executive.ros.memory import trim_heap
 from rclpy.executors import SingleThreadedExecutor
 
@@ -108,17 +107,21 @@ class GiveWayAfterSend:
     machine: in the reactions it did not pause, a CPU free by the count, the receiver
     still waited behind the observers (return half p50 1.2 against 0.6 ms).
 
-    The leaves note their sends (``note_sent`` in ros/leaves/common.py), inside a tick
-    or out of it (a halt's cancels); the next record, of a tick or a halt, pays the
+    The leaves note their sends (their host's ``note_sent``; ``sent`` takes them), inside
+    a tick or out of it (a halt's cancels); the next record, of a tick or a halt, pays the
     pause once. Ticks that sent nothing (every tick of a tree without ROS leaves) pay
     nothing. What the viewers get is unchanged, and in the same order.
 
     Args:
         interval: returns the current tick interval in seconds (None: not known)
+        sent: tells whether a leaf sent something since the last call, and forgets it
+            (the executive core's ``take_sent``; default: never)
     """
 
-    def __init__(self, interval: Optional[Callable[[], Optional[float]]] = None) -> None:
+    def __init__(self, interval: Optional[Callable[[], Optional[float]]] = None, *,
+                 sent: Callable[[], bool] = lambda: False) -> None:
         self._interval = interval
+        self._sent = sent
 
     def pause(self) -> float:
         """Return the seconds a tick that sent something sleeps."""
@@ -129,7 +132,7 @@ class GiveWayAfterSend:
 
     def on_tick(self, record: Any) -> None:
         """Sleep :meth:`pause` seconds if a leaf sent something since the last record."""
-        if take_sent():
+        if self._sent():
             _pause(self.pause())
 
 

@@ -236,9 +236,12 @@ class BlackboardFeed:
         node: the executive node (subscriptions are created on it)
         specs: the declared subscriptions
         now: returns the node's current time in seconds (ROS time with use_sim_time)
+        own: makes a subscription's callback the executive's (its blackboard, its faults;
+            ``LeafHost.own``)
     """
 
-    def __init__(self, node: Any, specs: list[SubscriptionSpec], now: Callable[[], float]):
+    def __init__(self, node: Any, specs: list[SubscriptionSpec], now: Callable[[], float],
+                 *, own: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda f: f):
         from bt_executive.ros import entities, interfaces
         self._now = now
         self._node = node
@@ -257,7 +260,7 @@ class BlackboardFeed:
                 if spec.max_age > 0:
                     self._max_age[key] = spec.max_age
             self._subscriptions.append(entities.subscription(
-                node, msg_class, spec.topic, self._callback(spec), qos_profile(spec.qos)))
+                node, msg_class, spec.topic, own(self._callback(spec)), qos_profile(spec.qos)))
 
     def _callback(self, spec: SubscriptionSpec) -> Callable[[Any], None]:
         targets = spec.targets

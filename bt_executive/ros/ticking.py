@@ -51,8 +51,9 @@ import collections
 import math
 import os
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Protocol
 
+from bt_executive.core.schedule import EventSchedule
 from bt_executive.ros.spin import timer_callback
 from rclpy.clock import Clock, ClockType
 
@@ -118,6 +119,42 @@ class SortedWindow:
         def at(fraction: float) -> float:
             return round(ordered[min(last, math.ceil(fraction * len(ordered)) - 1)] * 1e3, 3)
         return {'p50': at(0.5), 'p99': at(0.99), 'max': round(ordered[-1] * 1e3, 3)}
+
+
+class Ticker(Protocol):
+    """Decide when the executive ticks (the seam of the periodic, event and harness tickers).
+
+    Implemented by :class:`PeriodicTicker`, :class:`EventTicker`, :class:`IdleTicker` and
+    the scenario harness's ``LockstepTicker``.
+
+    The core calls :meth:`ticked` at the start of each tick, and, in event mode,
+    :meth:`plan` after it; leaves and the blackboard feed call :meth:`request` and
+    :meth:`request_now` (through the core) from their callbacks.
+    """
+
+    #: True when ticks follow requests (event mode): the core plans after each tick
+    event_driven: bool
+    #: the seconds between ticks: the period, ``1 / max_tick_rate``, None when idle
+    interval: Optional[float]
+
+    def request(self, source: Any = None) -> None:
+        """Ask for a tick soon (``source``: who asks, for the debug log)."""
+
+    def request_now(self, source: Any = None) -> None:
+        """Ask for a tick at once if allowed (from a callback that has done its work)."""
+
+    def ticked(self, start: float) -> Optional[float]:
+        """Note a tick starting at ``start`` (monotonic); return its wake latency, if any."""
+
+    def plan(self, *, again: bool, deadline: Optional[float]) -> None:
+        """After a tick: tick ``again`` soon and/or at ``deadline`` (node-clock seconds)."""
+
+    def explain(self, record: Any, name: Callable[[Any], str], *, settled: bool,
+                deadline: Optional[float]) -> str:
+        """Describe a tick and what was planned after it, for the debug log."""
+
+    def destroy(self) -> None:
+        """Release the timers (idempotent)."""
 
 
 class TickTiming:
@@ -242,9 +279,10 @@ class EventTicker:
                  heartbeat: float) -> None:
         self._node = node
         self._tick = tick
-        self.min_interval = 1.0 / max_rate
+        self.min_interval = self.interval = 1.0 / max_rate
         self.heartbeat = heartbeat
-        self.last_tick = -math.inf
+        #: the pacing rule (steady-clock seconds), shared with the scenario harness
+        self.schedule = EventSchedule(min_interval=self.min_interval, heartbeat=heartbeat)
         self.requested_at: Optional[float] = None
         #: Why the last tick happened: (trigger, first requester, requests), see :meth:`why`
         self.reason: tuple[str, Any, int] = ('start', None, 0)
@@ -254,8 +292,6 @@ class EventTicker:
         steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._pending = False
         self._ticking = False
-        #: the last tick was a heartbeat or a deadline: a requested tick may follow at once
-        self._unasked = False
         self._pace = _OneShot(node, steady, time.monotonic, self.kick)
         self._deadline = _OneShot(node, node.get_clock(),
                                   lambda: node.get_clock().now().nanoseconds * 1e-9,
@@ -263,6 +299,11 @@ class EventTicker:
         self._heartbeat: Optional[_OneShot] = _OneShot(node, steady, time.monotonic,
                                                        self._on_heartbeat)
         self._heartbeat.arm(time.monotonic() + heartbeat)
+
+    @property
+    def last_tick(self) -> float:
+        """Return when the last tick started (monotonic seconds; -inf before the first)."""
+        return self.schedule.last
 
     def _note(self, source: Any) -> None:
         """Remember who asked first since the last tick, and count the requests."""
@@ -320,35 +361,31 @@ class EventTicker:
         if self._heartbeat is None:  # destroyed
             return
         now = time.monotonic()
-        due = self.last_tick + self.heartbeat
+        due = self.schedule.heartbeat_due()
         if now < due - TIMER_SLACK:  # a tick came since this was armed
             self._heartbeat.arm(due)
             return
         self._kick_for('heartbeat')
         if self._heartbeat is not None:  # a tick that destroyed the ticker (a mode change)
-            self._heartbeat.arm(max(self.last_tick, now) + self.heartbeat)
+            self._heartbeat.arm(max(self.schedule.last, now) + self.heartbeat)
 
     def kick(self) -> None:
         """Tick now if the rate cap allows, else at the earliest allowed moment."""
-        now = time.monotonic()
-        allowed = self.last_tick + self.min_interval
-        if now >= allowed or (self._unasked and self._source is not None):
+        schedule = self.schedule
+        if schedule.may_tick(time.monotonic(), requested=self._source is not None):
             self._ticking = True
             try:
                 self._tick()
             finally:
                 self._ticking = False
         else:
-            self._pace.arm(allowed)
+            self._pace.arm(schedule.allowed())
 
     def ticked(self, start: float) -> Optional[float]:
         """Note a tick that started at ``start`` (monotonic); return its wake latency."""
-        previous, self.last_tick = self.last_tick, start
         trigger = 'request' if self._source is not None else (self._trigger or 'again')
         self.reason = (trigger, self._source, self._requests)
-        # two intervals free before it: the pair it may start stays within the rate
-        self._unasked = trigger in ('heartbeat', 'deadline') \
-            and start - previous >= 2.0 * self.min_interval
+        self.schedule.ticked(start, asked=trigger not in ('heartbeat', 'deadline'))
         self._source, self._requests, self._trigger = None, 0, ''
         requested, self.requested_at = self.requested_at, None
         return None if requested is None else max(0.0, start - requested)
@@ -387,7 +424,7 @@ class EventTicker:
         if self._heartbeat is None:  # destroyed
             return
         if again:
-            self._pace.arm(self.last_tick + self.min_interval)
+            self._pace.arm(self.schedule.allowed())
         if deadline is not None:
             self._deadline.arm(deadline)
 
@@ -410,6 +447,7 @@ class IdleTicker:
 
     event_driven = False
     period: Optional[float] = None
+    interval: Optional[float] = None
 
     def request(self, source: Any = None) -> None:
         """Drop the request: no request makes a tick here."""
@@ -423,6 +461,11 @@ class IdleTicker:
 
     def plan(self, *, again: bool, deadline: Optional[float]) -> None:
         """Nothing to plan."""
+
+    def explain(self, record: Any, name: Callable[[Any], str], *, settled: bool,
+                deadline: Optional[float]) -> str:
+        """Describe a tick (never planned here)."""
+        return f'#{record.tick}: root {record.root_status.name}'
 
     def destroy(self) -> None:
         """Nothing to release."""
@@ -448,7 +491,7 @@ class PeriodicTicker(IdleTicker):
                  phase: Optional[float] = None) -> None:
         self._node = node
         self._tick = tick
-        self.period = 1.0 / rate
+        self.period = self.interval = 1.0 / rate
         self._phase = phase
         if phase is None or getattr(node.get_clock(), 'ros_time_is_active', False):
             self._timer = node.create_timer(self.period, timer_callback(tick))

@@ -32,6 +32,7 @@ import threading
 from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import Diagnostic, TreeError
+from bt_executive.core.schedule import EventSchedule
 from bt_executive.observe.record import TickRecord
 from bt_executive.ros.executive import Executive
 from bt_executive.testing import expect
@@ -86,25 +87,23 @@ class ScenarioResult:
 class LockstepTicker:
     """The executive's ticker under the harness: it only notes, the harness decides.
 
-    It has the interface of the executive's tickers (``request``, ``request_now``,
-    ``ticked``, ``plan``, ``destroy``); :meth:`next_tick` says when the next tick is due,
-    in scenario nanoseconds, the way ``periodic`` or ``event`` ticking would.
+    A :class:`~bt_executive.ros.ticking.Ticker`; :meth:`next_tick` says when the next
+    tick is due, in scenario nanoseconds, the way ``periodic`` or ``event`` ticking would:
+    event ticking by the executive's own rule
+    (:class:`~bt_executive.core.schedule.EventSchedule`), in simulated time.
     """
 
     def __init__(self, *, event_driven: bool, period: float, min_interval: float,
                  heartbeat: float) -> None:
         self.event_driven = event_driven
         self.period = None if event_driven else period
+        self.interval: Optional[float] = min_interval if event_driven else period
         self._period = _ns(period)
-        self._min_interval = _ns(min_interval)
-        self._heartbeat = _ns(heartbeat)
+        self.schedule = EventSchedule(min_interval=_ns(min_interval), heartbeat=_ns(heartbeat))
         self.requested = True  # the first tick
         self.again = False
         self.deadline: Optional[int] = None
         self._last: Optional[int] = None
-        self._previous: Optional[int] = None
-        #: the last tick was a heartbeat or a deadline: a request may tick at once after it
-        self.unasked = False
 
     @property
     def last(self) -> Optional[int]:
@@ -113,7 +112,9 @@ class LockstepTicker:
 
     @last.setter
     def last(self, when: Optional[int]) -> None:
-        self._previous, self._last = self._last, when
+        self._last = when
+        if when is not None:
+            self.schedule.ticked(when, asked=self._asked)
 
     def request(self, source: Any = None) -> None:
         """Note a request for a tick (from a leaf or the blackboard feed)."""
@@ -125,7 +126,7 @@ class LockstepTicker:
 
     def ticked(self, start: float) -> Optional[float]:
         """Forget the requests: the tick answers them."""
-        self.unasked = not self.requested and not self.again
+        self._asked = self.requested or self.again
         self.requested = False
         return None
 
@@ -148,16 +149,10 @@ class LockstepTicker:
             return 0
         if not self.event_driven:
             return self.last + self._period
-        earliest = self.last + self._min_interval
-        candidates = [self.last + self._heartbeat]
-        free = self._previous is None or self.last - self._previous >= 2 * self._min_interval
-        if self.requested and self.unasked and free:  # as the event ticker: not held back
-            candidates.append(self.last)
-        elif self.requested or self.again:
-            candidates.append(earliest)
-        if self.deadline is not None:
-            candidates.append(max(self.deadline, earliest))
-        return min(candidates)
+        return int(self.schedule.next_tick(requested=self.requested, again=self.again,
+                                           deadline=self.deadline))
+
+    _asked = True
 
 
 def _ns(value: float) -> int:
@@ -243,13 +238,13 @@ class _Run:
         self.nodes.append(self.executive)
         # the harness decides when to tick: the executive's own ticker goes before any spin
         params = self.executive.get_parameter
-        self.executive.ticker.destroy()
         self.ticker = LockstepTicker(
             event_driven=params('tick_mode').value == 'event',
             period=1.0 / params('tick_rate').value,
             min_interval=1.0 / params('max_tick_rate').value,
             heartbeat=params('heartbeat_period').value)
-        self.executive.ticker = self.ticker
+        assert self.executive.core is not None
+        self.executive.core.use_ticker(self.ticker)
         for node in self.nodes:
             self.executor.add_node(node)
         self.set_clock()

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.ros
 
 
 class Node:
-    """An executive stand-in: a manual clock, tick requests, optional back-off parameters."""
+    """An executive stand-in (node and LeafHost): a manual clock, tick requests, back-off."""
 
     def __init__(self, **parameters: float) -> None:
         self.now = 100.0
@@ -32,8 +32,22 @@ class Node:
     def now_seconds(self) -> float:
         return self.now
 
-    def request_tick(self) -> None:
+    def request_tick(self, source: Any = None) -> None:
         self.requests += 1
+
+    def note_decision(self, source: Any, text: str, topic: str = 'goal') -> None:
+        pass
+
+    def note_sent(self) -> None:
+        pass
+
+    def own(self, callback: Any) -> Any:
+        return callback
+
+    def backoff_settings(self) -> tuple[float, float]:
+        from bt_executive.ros.leaves.backoff import DEFAULTS
+        return (float(self.parameters.get('backoff', DEFAULTS['backoff'])),
+                float(self.parameters.get('backoff_max', DEFAULTS['backoff_max'])))
 
     def has_parameter(self, name: str) -> bool:
         return name in self.parameters
@@ -74,7 +88,7 @@ def rig(outcomes: list[Status], node: Optional[Node] = None,
     """Return (leaf, node, tick): the leaf set up on the node; tick() ticks it once."""
     node = node or Node()
     leaf = scripted_leaf(outcomes, **backoff)
-    leaf.setup(node=node)
+    leaf.setup(node=node, host=node)
 
     def tick() -> Status:
         leaf.tick_once()

@@ -90,7 +90,7 @@ def raised(message: str, kind: type = RuntimeError) -> BaseException:
 
 
 def test_each_distinct_error_is_logged_with_its_traceback_once_and_repeats_are_counted():
-    from bt_executive.ros.executive import CallbackFaults
+    from bt_executive.ros.spin import CallbackFaults
 
     logger = Logger()
     faults = CallbackFaults(logger)

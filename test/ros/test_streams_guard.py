@@ -82,16 +82,20 @@ def test_a_failed_construction_leaves_no_half_built_node(
 
     made: list[Executive] = []
 
-    class Recorded(Executive):
-        def _start(self, registry: Any) -> None:
-            made.append(self)
-            super()._start(registry)
+    import bt_executive.ros.executive as module
+    from bt_executive.ros.core import ExecutiveCore
 
+    def recording(node: Any, **kwargs: Any) -> ExecutiveCore:
+        made.append(node)
+        return ExecutiveCore(node, **kwargs)
+
+    monkeypatch.setattr(module, 'ExecutiveCore', recording)
+    Recorded = Executive
     if failure == 'a part raises':
         def fail(self: Any, *args: Any) -> None:
             raise RuntimeError('the ticker could not be made')
 
-        monkeypatch.setattr(Executive, '_configure_ticking', fail)
+        monkeypatch.setattr(ExecutiveCore, 'configure_ticking', fail)
         tree, expected = write_tree(tmp_path, 'tree.yaml', TREE), RuntimeError
     else:
         tree, expected = write_tree(tmp_path, 'bad.yaml', 'trees: {Main: {Nope: {}}}\n'), \

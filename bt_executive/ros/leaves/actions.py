@@ -20,7 +20,7 @@ from bt_executive.core.spec import NodeSpec
 from bt_executive.nodes.ros_leaf_types import ACTION
 from bt_executive.ros import interfaces
 from bt_executive.ros.action_client import ActionClient, ENDED
-from bt_executive.ros.leaves.common import _seconds, _store, Lookup, note_sent, publisher_gids, \
+from bt_executive.ros.leaves.common import _seconds, _store, Lookup, publisher_gids, \
     RosLeaf, SERVER_POLL_PERIOD, ServerWatch
 from bt_executive.ros.leaves.interface_checks import check_interface, LeafInterface, \
     Problem, template, Written
@@ -246,7 +246,7 @@ class ActionLeaf(RosLeaf):
         elif self._next_ask is not None and now >= self._next_ask:
             self._asks += 1
             future = self._goal_handle.get_result_async()
-            note_sent()
+            self.note_sent()
             future.add_done_callback(functools.partial(self._on_result, self.generation))
             goal = bytes(self._goal_handle.goal_id.uuid).hex()[:8]
             self.note(f'result of goal {goal} asked again from {self.server_name} (it '
@@ -282,9 +282,9 @@ class ActionLeaf(RosLeaf):
         generation = self.generation
         self._goal_id = UUID(uuid=list(uuid.uuid4().bytes))
         future = self.client.send_goal_async(
-            goal, feedback_callback=functools.partial(self._on_feedback, generation),
+            goal, feedback_callback=self.own(functools.partial(self._on_feedback, generation)),
             goal_uuid=self._goal_id)
-        note_sent()
+        self.note_sent()
         self._goal_future = future
         self._sent_at = now
         self._active = True
@@ -349,7 +349,7 @@ class ActionLeaf(RosLeaf):
         if self.client is None or self._goal_id is None:
             return None
         future = self.client.cancel_goal_async(self._goal_id)
-        note_sent()
+        self.note_sent()
         return future
 
     def _cancel(self, goal_handle: Any, *, follow: bool = False) -> None:
@@ -361,7 +361,7 @@ class ActionLeaf(RosLeaf):
         if self.client is None:
             return
         future = goal_handle.cancel_goal_async()
-        note_sent()
+        self.note_sent()
         self.note(f'cancel requested from {self.server_name}')
         self._cancels.append((future, goal_handle))
         future.add_done_callback(self._on_cancel_response)

@@ -36,12 +36,12 @@ import functools
 from typing import Any, Callable, Iterable, Optional
 
 from bt_executive.observe.record import TickRecord
-from bt_executive.ros.leaves.common import _seconds, RosLeaf
+from bt_executive.ros.leaves.common import _seconds, BACKOFF_DEFAULTS, RosLeaf
 import py_trees
 from py_trees.common import Status
 
 #: The built-in settings, used where neither the leaf nor the executive sets one.
-DEFAULTS = {'backoff': 0.2, 'backoff_max': 10.0}
+DEFAULTS = dict(zip(('backoff', 'backoff_max'), BACKOFF_DEFAULTS))
 
 #: The executive's ROS parameters for the back-off, in the shape of its ``PARAMETERS``:
 #: name -> (default, description, (lowest, highest), read-only).
@@ -90,11 +90,16 @@ class Backoff:
         self._holding = False
 
     def settings(self) -> tuple[float, float]:
-        """Return (backoff, backoff_max): the leaf's, else the node's parameters, else defaults."""
-        values = []
-        for name, own in (('backoff', self.initial), ('backoff_max', self.limit)):
-            values.append(float(own) if own is not None else _parameter(self.leaf.node, name))
-        return values[0], values[1]
+        """Return (backoff, backoff_max): the leaf's, else the executive's, else defaults.
+
+        The executive's come from its host (``LeafHost.backoff_settings``: its ROS
+        parameters, read at each failure).
+        """
+        if self.initial is not None and self.limit is not None:
+            return float(self.initial), float(self.limit)
+        host_initial, host_limit = self.leaf.host.backoff_settings()
+        return (float(self.initial) if self.initial is not None else host_initial,
+                float(self.limit) if self.limit is not None else host_limit)
 
     @property
     def holding(self) -> bool:
@@ -152,16 +157,6 @@ class Backoff:
         self.reason = reason
         self.failed_at = now
         self.delay = delay_after(self.failures, *self.settings())
-
-
-def _parameter(node: Any, name: str) -> float:
-    """Return the node's ROS parameter ``name`` if it declares one, else the default."""
-    has_parameter = getattr(node, 'has_parameter', None)
-    if has_parameter is not None and has_parameter(name):
-        value = node.get_parameter(name).value
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-    return DEFAULTS[name]
 
 
 def backing_off(factory: Callable[..., Any]) -> Callable[..., Any]:

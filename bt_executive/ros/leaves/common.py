@@ -1,10 +1,18 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""What every ROS leaf shares: the :class:`RosLeaf` base, constants and small helpers."""
+"""What every ROS leaf shares: the :class:`LeafHost` seam, the :class:`RosLeaf` base, helpers.
+
+A ROS leaf gets two things in ``setup()``: the rclpy node (``node=...``), on which it
+makes its publishers, subscriptions and clients, and the executive it runs in
+(``host=...``, a :class:`LeafHost`): whom to ask for a tick, where to note a decision,
+the clock, the back-off settings, whom to tell about a send, and how to make a callback
+the executive's. A leaf set up on a plain node (a test, a program of one's own) gets a
+:class:`NodeHost` over that node instead.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence, TYPE_CHECKING, Union
+from typing import Any, Callable, Optional, Protocol, Sequence, TYPE_CHECKING, Union
 
 import py_trees
 from py_trees.common import Status
@@ -42,24 +50,76 @@ Endpoints = Callable[[], frozenset[bytes]]
 EndpointCount = Callable[[], int]
 
 
-_sent = False
+#: The back-off settings where the executive sets none (ros/leaves/backoff.py's DEFAULTS).
+BACKOFF_DEFAULTS = (0.2, 10.0)
 
 
-def note_sent() -> None:
-    """Note that a leaf has just sent a goal, a cancel, a service request or a message.
+class LeafHost(Protocol):
+    """What a ROS leaf may ask of the executive it runs in: ``setup(node=..., host=...)``.
 
-    Every send of the ROS leaves is followed by this call; the executive's first tick
-    observer takes it (:func:`take_sent`, ``GiveWayAfterSend`` in ros/spin.py).
+    The executive core (:class:`~bt_executive.ros.core.ExecutiveCore`) is one; a leaf set
+    up without one uses a :class:`NodeHost`. Plugin leaves take it from ``kwargs['host']``
+    (docs/plugins.md).
     """
-    global _sent
-    _sent = True
+
+    def request_tick(self, source: Any = None) -> None:
+        """Ask for a tick soon (event-driven ticking; ``source`` names the asker)."""
+
+    def note_decision(self, source: Any, text: str, topic: str = 'goal') -> None:
+        """Write a rate-limited debug line about what ``source`` (a leaf) just did."""
+
+    def now_seconds(self) -> float:
+        """Return the node clock in seconds (the tick's time during a tick)."""
+
+    def backoff_settings(self) -> tuple[float, float]:
+        """Return the executive's ``backoff`` and ``backoff_max`` (seconds)."""
+
+    def note_sent(self) -> None:
+        """Note that a leaf just sent a goal, a cancel, a request or a message."""
+
+    def own(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """Return ``callback`` made to run as the executive's work (its blackboard)."""
 
 
-def take_sent() -> bool:
-    """Tell whether a leaf sent something since the last call, and forget it."""
-    global _sent
-    sent, _sent = _sent, False
-    return sent
+class NodeHost:
+    """The :class:`LeafHost` of a leaf set up on a plain rclpy node: no executive around.
+
+    Tick requests, notes and sends go nowhere; the clock is the node's; the back-off
+    settings are the node's ``backoff`` / ``backoff_max`` parameters if it declares them.
+
+    Args:
+        node: the rclpy node
+    """
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
+
+    def request_tick(self, source: Any = None) -> None:
+        """Drop the request: nothing ticks on request here."""
+
+    def note_decision(self, source: Any, text: str, topic: str = 'goal') -> None:
+        """Drop the note: no debug log here."""
+
+    def now_seconds(self) -> float:
+        """Return the node clock in seconds."""
+        return self.node.get_clock().now().nanoseconds * 1e-9
+
+    def backoff_settings(self) -> tuple[float, float]:
+        """Return the node's backoff parameters where declared, else the defaults."""
+        values = []
+        for name, default in zip(('backoff', 'backoff_max'), BACKOFF_DEFAULTS):
+            value = self.node.get_parameter(name).value \
+                if self.node.has_parameter(name) else None
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            values.append(float(value) if ok else default)
+        return values[0], values[1]
+
+    def note_sent(self) -> None:
+        """Forget the send: nobody gives way here."""
+
+    def own(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """Return ``callback`` as it is."""
+        return callback
 
 
 def _seconds(value: float) -> str:
@@ -214,15 +274,19 @@ class RosLeaf(py_trees.behaviour.Behaviour):
         self.kind = kind
         self.lookup = lookup
         self.node: Any = None
+        #: the executive this leaf runs in (set in setup)
+        self.host: LeafHost = _NO_HOST
         self.is_shut_down = False
-        self._request_tick: Optional[Callable[[Any], None]] = None
         #: holds the next run after failures (set by the factory of leaves that send)
         self.backoff: Optional[Backoff] = None
 
     # -- lifecycle -----------------------------------------------------------------
 
     def setup(self, **kwargs: Any) -> None:
-        """Create the leaf's ROS entities on ``kwargs['node']``.
+        """Create the leaf's ROS entities on ``kwargs['node']``; keep ``kwargs['host']``.
+
+        Without a ``host`` (a :class:`LeafHost`) the leaf uses a :class:`NodeHost` over
+        the node.
 
         Raises:
             RuntimeError: if no node is given.
@@ -234,8 +298,9 @@ class RosLeaf(py_trees.behaviour.Behaviour):
         if self.node is not None:
             self.destroy()
         self.node = node
+        host = kwargs.get('host')
+        self.host = host if host is not None else NodeHost(node)
         self.is_shut_down = False
-        self._request_tick = getattr(node, 'request_tick', None)
         self.create(node)
 
     def shutdown(self) -> None:
@@ -268,21 +333,25 @@ class RosLeaf(py_trees.behaviour.Behaviour):
     def wake(self, *_: Any) -> None:
         """Ask the executive to tick soon: something this leaf waits for happened.
 
-        Used by event-driven ticking (the node's ``request_tick``); a no-op on a node
-        without one. Accepts and ignores callback arguments.
+        Used by event-driven ticking (the host's ``request_tick``); a no-op without an
+        executive. Accepts and ignores callback arguments.
         """
-        request = self._request_tick
-        if request is not None:
-            request(self)
+        self.host.request_tick(self)
 
     def note(self, text: str) -> None:
         """Write a rate-limited debug line about a decision (a goal sent, a cancel).
 
-        Goes to the executive's debug log (``note_decision``); a no-op on other nodes.
+        Goes to the executive's debug log (the host's ``note_decision``).
         """
-        note = getattr(self.node, 'note_decision', None)
-        if note is not None:
-            note(self, text)
+        self.host.note_decision(self, text)
+
+    def note_sent(self) -> None:
+        """Tell the host that this leaf just sent something (every send is followed by it)."""
+        self.host.note_sent()
+
+    def own(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """Return ``callback`` made the executive's (give rclpy callbacks through this)."""
+        return self.host.own(callback)
 
     def wake_at(self) -> Optional[float]:
         """Return the node-clock time at which this leaf must be ticked again, if any."""
@@ -308,10 +377,7 @@ class RosLeaf(py_trees.behaviour.Behaviour):
 
         On the executive this is its ``now_seconds()``: the tick's time during a tick.
         """
-        now_seconds = getattr(self.node, 'now_seconds', None)
-        if now_seconds is not None:
-            return now_seconds()
-        return self.node.get_clock().now().nanoseconds * 1e-9
+        return self.host.now_seconds()
 
     def fail(self, reason: str) -> Status:
         """Return FAILURE with ``reason`` as feedback."""
@@ -322,3 +388,32 @@ class RosLeaf(py_trees.behaviour.Behaviour):
         """Return RUNNING with a progress text."""
         self.feedback_message = text
         return Status.RUNNING
+
+
+class _Unset:
+    """The host of a leaf not set up yet: asks go nowhere, the clock is wall time."""
+
+    def request_tick(self, source: Any = None) -> None:
+        """Drop the request."""
+
+    def note_decision(self, source: Any, text: str, topic: str = 'goal') -> None:
+        """Drop the note."""
+
+    def now_seconds(self) -> float:
+        """Return wall-clock seconds."""
+        import time
+        return time.time()
+
+    def backoff_settings(self) -> tuple[float, float]:
+        """Return the defaults."""
+        return BACKOFF_DEFAULTS
+
+    def note_sent(self) -> None:
+        """Forget the send."""
+
+    def own(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        """Return ``callback`` as it is."""
+        return callback
+
+
+_NO_HOST: LeafHost = _Unset()

@@ -15,7 +15,7 @@ from bt_executive.core.builder import BuildContext, Params
 from bt_executive.core.spec import NodeSpec
 from bt_executive.nodes.ros_leaf_types import PUBLISH
 from bt_executive.ros import entities, interfaces
-from bt_executive.ros.leaves.common import Lookup, note_sent, RosLeaf
+from bt_executive.ros.leaves.common import Lookup, RosLeaf
 from bt_executive.ros.leaves.interface_checks import check_interface, LeafInterface, \
     Problem, template
 from bt_executive.ros.leaves.templates import MessageTemplate
@@ -91,7 +91,7 @@ class PublishLeaf(RosLeaf):
                 self._static_message = msg
         try:
             self.publisher.publish(msg)
-            note_sent()
+            self.note_sent()
         except Exception as error:  # noqa: B902 - rclpy raises several kinds
             return self.fail(f'publishing on {self.topic_name} failed: {error}')
         self.feedback_message = f'published on {self.topic_name}'

@@ -17,7 +17,7 @@ from bt_executive.core.spec import NodeSpec
 from bt_executive.nodes.ros_leaf_types import SERVICE
 from bt_executive.ros import entities, interfaces
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
-    note_sent, publisher_gids, RosLeaf, SERVER_POLL_PERIOD, ServerWatch
+    publisher_gids, RosLeaf, SERVER_POLL_PERIOD, ServerWatch
 from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
     each, LeafInterface, Problem, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
@@ -152,7 +152,7 @@ class ServiceLeaf(RosLeaf):
             except ValueError as error:
                 return self.fail(str(error))
             self._future = self.client.call_async(request)
-            note_sent()
+            self.note_sent()
             self._future.add_done_callback(self.wake)
             self._sent_at = now
             self._watch.start(now)

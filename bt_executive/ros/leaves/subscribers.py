@@ -67,7 +67,8 @@ class _TopicLeaf(RosLeaf):
     def create(self, node: Any) -> None:
         """Subscribe to the topic."""
         self.subscription = entities.subscription(
-            node, self.msg_type, self.topic, self._on_message, qos_profile(self.qos))
+            node, self.msg_type, self.topic, self.own(self._on_message),
+            qos_profile(self.qos))
         self.topic_name = self.subscription.topic_name
 
     def destroy(self) -> None:

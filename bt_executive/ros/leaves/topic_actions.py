@@ -22,7 +22,7 @@ from bt_executive.core.spec import NodeSpec
 from bt_executive.nodes.ros_leaf_types import TOPIC_ACTION
 from bt_executive.ros import entities, interfaces
 from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
-    MAX_PENDING_MESSAGES, note_sent, publisher_gids, RosLeaf, SERVER_POLL_PERIOD, \
+    MAX_PENDING_MESSAGES, publisher_gids, RosLeaf, SERVER_POLL_PERIOD, \
     ServerWatch, subscriber_gids
 from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
     each, LeafInterface, Problem, template, Written
@@ -152,7 +152,7 @@ class TopicActionLeaf(RosLeaf):
             self.cancel_publisher = entities.publisher(
                 node, self.cancel.msg_class, self.cancel_topic, qos_profile('reliable'))
         self.subscription = entities.subscription(
-            node, self.status_type, self.status_topic, self._on_status,
+            node, self.status_type, self.status_topic, self.own(self._on_status),
             qos_profile(self.status_qos))
         goal_topic, status_topic = self.goal_publisher.topic_name, self.subscription.topic_name
         self._watch = ServerWatch(
@@ -220,7 +220,7 @@ class TopicActionLeaf(RosLeaf):
         try:
             self.cancel_publisher.publish(
                 self.cancel.build(_lookup_with('goal', self._sent, self.lookup)))
-            note_sent()
+            self.note_sent()
             self.note(f'cancel sent on {self.cancel_topic}')
         except ValueError as error:
             self.node.get_logger().error(f'{self.name}: cannot cancel: {error}')
@@ -276,7 +276,7 @@ class TopicActionLeaf(RosLeaf):
         self._sent_at = now
         self._watch.start(now)
         self.goal_publisher.publish(goal)
-        note_sent()
+        self.note_sent()
         self.note(f'goal sent on {self.goal_topic}')
         return self.running(f'goal sent on {self.goal_topic}')
 
