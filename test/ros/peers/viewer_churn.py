@@ -27,7 +27,8 @@ Usage::
 Every subscription must match the executive's publisher (bounded by ``--timeout``); its
 first message is then awaited for at most ``--delivery-wait`` seconds and counted as
 ``received`` or ``stalled`` (see :meth:`Churn.wait_delivery`); with ``--strict`` it must
-come within ``--timeout``.
+come within ``--timeout``, but for the ``--optional`` topics, awaited ``--delivery-wait``
+seconds and reported as ``missing`` in the ``done`` event.
 
 Prints one JSON line per event: ``{"event": "progress", "mode": ..., "cycles": n}`` every
 10 cycles and ``{"event": "done", "mode": ..., "cycles": N, "received": n, "stalled": m}``
@@ -53,7 +54,7 @@ ANSWER_TIMEOUT = 3.0
 DELIVERY_WAIT = 3.0
 
 #: Cycles whose first message came (``received``) or not within DELIVERY_WAIT (``stalled``).
-TALLY = {'received': 0, 'stalled': 0}
+TALLY: dict[str, Any] = {'received': 0, 'stalled': 0}
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -74,7 +75,8 @@ class Churn:
     """
 
     def __init__(self, executive: str, timeout: float, stop: threading.Event, *,
-                 delivery_wait: float = DELIVERY_WAIT, strict: bool = False) -> None:
+                 delivery_wait: float = DELIVERY_WAIT, strict: bool = False,
+                 optional: tuple[str, ...] = ()) -> None:
         import rclpy
         from rclpy.context import Context
         from rclpy.executors import SingleThreadedExecutor
@@ -84,6 +86,9 @@ class Churn:
         self.stop = stop
         self.delivery_wait = delivery_wait
         self.strict = strict
+        #: topics whose first message is awaited for ``delivery_wait`` s even when strict,
+        #: and reported as ``missing`` when it does not come
+        self.optional = optional
         self.context = Context()
         rclpy.init(context=self.context, signal_handler_options=_no_signals())
         self.node = rclpy.create_node('viewer_churn', context=self.context)
@@ -198,12 +203,20 @@ def run_topics(churn: Churn, cycles: int) -> None:
                                for subscription in subscriptions),
                    f'cycle {cycle}: every subscription matched')
         # ~/events has a history only once something happened: not waited for
-        wanted = [name for _, name, _ in topics if name != 'events']
+        wanted = [name for _, name, _ in topics
+                  if name != 'events' and name not in churn.optional]
         try:
             arrived = churn.wait_delivery(lambda: all(got.get(name) for name in wanted))
         except Failed as error:
             raise Failed(f'cycle {cycle}: {error} on {[n for n in wanted if not got.get(n)]}')
         TALLY['received' if arrived else 'stalled'] += 1
+        if churn.optional:
+            deadline = time.monotonic() + churn.delivery_wait
+            while time.monotonic() < deadline \
+                    and not all(got.get(name) for name in churn.optional):
+                churn.executor.spin_once(timeout_sec=0.01)
+            TALLY.setdefault('missing', []).extend(
+                name for name in churn.optional if not got.get(name))
         for subscription in subscriptions:
             churn.node.destroy_subscription(subscription)
         progress('topics', cycle, cycles)
@@ -322,10 +335,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument('--delivery-wait', type=float, default=DELIVERY_WAIT)
     parser.add_argument('--strict', action='store_true',
                         help='a first message that does not come within --timeout fails')
+    parser.add_argument('--optional', action='append', default=[],
+                        help='a topic awaited for --delivery-wait only, reported as missing')
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     stop = stop_on_signals()
     try:
-        options = {'delivery_wait': args.delivery_wait, 'strict': args.strict}
+        options = {'delivery_wait': args.delivery_wait, 'strict': args.strict,
+                   'optional': tuple(args.optional)}
         if args.mode == 'leave':
             run_leave(args.executive, args.timeout, stop, args.cycles, **options)
         else:
