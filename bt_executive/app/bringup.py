@@ -20,12 +20,14 @@ import yaml
 
 PACKAGE = 'bt_executive'
 
-#: Console scripts (setup.py ``entry_points``) and the modules they run.
+#: Console scripts (setup.py ``entry_points``) and the modules whose ``main`` they run.
 EXECUTABLES = {
     'executive': 'bt_executive.ros.executive',
     'fleet_executive': 'bt_executive.ros.fleet',
     'sim_robot': 'bt_executive.sim.robot',
 }
+#: The module every program starts from, as the console scripts do (``-m PROGRAMS name``).
+PROGRAMS = 'bt_executive.app.programs'
 
 #: Seconds a respawned node waits before it starts again (``use_respawn``).
 RESPAWN_DELAY = 2.0
@@ -249,7 +251,7 @@ def command_lines(values: Mapping[str, str], python: str,
     for node in NODES:
         if node.condition is not None and not parse_bool(resolved[node.condition]):
             continue
-        argv = [python, '-m', node.module, '--ros-args', '-r', f'__node:={node.name}',
+        argv = [python, '-m', PROGRAMS, node.executable, '--ros-args', '-r', f'__node:={node.name}',
                 '--params-file', resolved[node.params_file],
                 '--log-level', resolved['log_level']]
         if resolved['namespace']:

@@ -9,7 +9,3 @@ Modules:
 
 The tree core never imports this package; it is only loaded when a tree uses ROS leaves.
 """
-
-from bt_executive.ros.memory import defer_unused_py_trees
-
-defer_unused_py_trees()  # before py_trees is imported: its demos, programs, display wait

@@ -12,7 +12,7 @@ import signal
 import threading
 import time
 import traceback
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from bt_executive.ros.leaves.common import take_sent
 from bt_executive.ros.memory import trim_heap
@@ -72,6 +72,8 @@ def freeze_startup_objects() -> None:
     trim_heap()
 
 
+#: Set to ``off`` (or 0, false, no) to never pause after a send (:class:`GiveWayAfterSend`).
+GIVE_WAY_SWITCH = 'BT_EXECUTIVE_GIVE_WAY'
 #: Seconds the executive's thread sleeps after a tick that sent something to another
 #: process, before the other tick observers run (:class:`GiveWayAfterSend`), unless a
 #: quarter of the tick interval is shorter (:data:`PAUSE_SHARE`).
@@ -113,12 +115,20 @@ class GiveWayAfterSend:
     pause once. Ticks that sent nothing (every tick of a tree without ROS leaves) pay
     nothing. What the viewers get is unchanged, and in the same order.
 
+    ``BT_EXECUTIVE_GIVE_WAY=off`` (:data:`GIVE_WAY_SWITCH`, read when the observer is
+    made) turns the pause off; BENCHMARKS.md has the reaction latencies with and without.
+
     Args:
         interval: returns the current tick interval in seconds (None: not known)
+        environ: where the switch is read (default: ``os.environ``)
     """
 
-    def __init__(self, interval: Optional[Callable[[], Optional[float]]] = None) -> None:
+    def __init__(self, interval: Optional[Callable[[], Optional[float]]] = None,
+                 environ: Optional[Mapping[str, str]] = None) -> None:
         self._interval = interval
+        environ = os.environ if environ is None else environ
+        self.enabled = environ.get(GIVE_WAY_SWITCH, '').strip().lower() not in (
+            'off', '0', 'false', 'no')
 
     def pause(self) -> float:
         """Return the seconds a tick that sent something sleeps."""
@@ -129,7 +139,7 @@ class GiveWayAfterSend:
 
     def on_tick(self, record: Any) -> None:
         """Sleep :meth:`pause` seconds if a leaf sent something since the last record."""
-        if take_sent():
+        if take_sent() and self.enabled:
             _pause(self.pause())
 
 
@@ -211,5 +221,5 @@ class StartInterrupted(BaseException):
     """A signal arrived while the executive was starting (not an Exception: never caught)."""
 
 
-__all__ = ['CallbackFaults', 'GiveWayAfterSend', 'make_executor', 'PAUSE_SHARE', 'SEND_PAUSE',
+__all__ = ['CallbackFaults', 'GIVE_WAY_SWITCH', 'GiveWayAfterSend', 'make_executor', 'PAUSE_SHARE', 'SEND_PAUSE',
            'SignalWaker', 'StartInterrupted', 'timer_callback']

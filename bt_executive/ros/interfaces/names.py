@@ -19,6 +19,8 @@ import re
 import threading
 from typing import Any, Optional
 
+from bt_executive.ros.memory import defer_interface_package
+
 
 KINDS: tuple[str, ...] = ('msg', 'srv', 'action')
 """The three interface kinds, i.e. the only submodules that :func:`resolve` imports."""
@@ -327,6 +329,7 @@ def _import_interface_module(parsed: InterfaceName, *, required: bool) -> Any:
         raise InterfaceError(f'package {parsed.package!r} has no {parsed.kind} interfaces '
                              f'(no module {parsed.module!r}), so {str(parsed)!r} does '
                              'not exist')
+    defer_interface_package(parsed.module)  # a program's: its types one by one (ros/memory.py)
     try:
         return importlib.import_module(parsed.module)
     except ImportError as exc:
