@@ -419,11 +419,11 @@ class ActionLeaf(RosLeaf):
             self._outcome = (Status.SUCCESS, f'goal succeeded on {self.server_name}',
                              response.result)
         elif status == GoalStatus.STATUS_ABORTED:
-            self._outcome = (Status.FAILURE, 'goal aborted' + _why(response.result),
+            self._outcome = (Status.FAILURE, 'goal aborted' + error_detail(response.result),
                              response.result)
         elif status == GoalStatus.STATUS_CANCELED:
             self._outcome = (Status.FAILURE, 'goal canceled by the server'
-                             + _why(response.result), response.result)
+                             + error_detail(response.result), response.result)
         elif status == GoalStatus.STATUS_UNKNOWN and self._goal_handle is not None:
             # A server answers "unknown" for a goal it never had: the one that accepted
             # it is gone (e.g. restarted under the same name before DDS dropped it).
@@ -469,7 +469,7 @@ class ActionLeaf(RosLeaf):
                 f'{self.name}: {self.server_name} refused to cancel a goal (code {code})')
 
 
-def _why(result: Any) -> str:
+def error_detail(result: Any) -> str:
     """Return ``': <error_msg> (error_code <n>)'`` from a result that has them (Nav2's)."""
     message = getattr(result, 'error_msg', '')
     code = getattr(result, 'error_code', 0)
