@@ -18,11 +18,12 @@ which restates rmw_fastrtps' own choices (synchronous publishing, no data sharin
 readers PREALLOCATED_WITH_REALLOC) and changes only the writers' memory policy. QoS set
 from ROS (reliability, durability, depth...) applies as before.
 
-The user's configuration always wins: nothing is changed when the process is told otherwise: ``BT_EXECUTIVE_DDS_PROFILE=off``,
-another RMW implementation, or any Fast DDS configuration of the user's own (the
-profile-file variables, ``RMW_FASTRTPS_USE_QOS_FROM_XML``,
-``RMW_FASTRTPS_PUBLICATION_MODE``, a DEFAULT_FASTDDS_PROFILES.xml in the working
-directory). The programs log which configuration is in effect (:func:`in_effect`).
+The user's configuration always wins: nothing is changed when the process is told
+otherwise: ``BT_EXECUTIVE_DDS_PROFILE=off``, another RMW implementation, or any Fast DDS
+configuration of the user's own (the profile-file variables,
+``RMW_FASTRTPS_USE_QOS_FROM_XML``, ``RMW_FASTRTPS_PUBLICATION_MODE``, a
+DEFAULT_FASTDDS_PROFILES.xml in the working directory). The programs log which
+configuration is in effect (:func:`in_effect`).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def in_effect(applied: bool, environ: Optional[MutableMapping[str, str]] = None,
     """
     if applied:
         return (f"DDS configuration: bt_executive's Fast DDS profile {PROFILE} (writer "
-                f'histories freed per message; {SWITCH}=off keeps rmw_fastrtps\' own)')
+                f"histories freed per message; {SWITCH}=off keeps rmw_fastrtps' own)")
     environ = os.environ if environ is None else environ
     reason = why_not(environ, os.getcwd() if cwd is None else cwd)
     return (f"DDS configuration: the process's own ({reason}); bt_executive's Fast DDS "
