@@ -32,10 +32,10 @@ setup(
     entry_points={
         'console_scripts': [
             'bt-executive = bt_executive.app.cli:main',
-            'executive = bt_executive.ros.executive:main',
-            'fleet_executive = bt_executive.ros.fleet:main',
-            'lifecycle_executive = bt_executive.ros.lifecycle:main',
-            'sim_robot = bt_executive.sim.robot:main',
+            'executive = bt_executive.app.programs:executive',
+            'fleet_executive = bt_executive.app.programs:fleet_executive',
+            'lifecycle_executive = bt_executive.app.programs:lifecycle_executive',
+            'sim_robot = bt_executive.app.programs:sim_robot',
         ],
         # scenario files as pytest tests (docs/testing.md); named as the module, so that
         # a checkout that also passes -p bt_executive.testing.pytest_plugin loads it once

@@ -45,7 +45,10 @@ STARTUP_TIMEOUT = 60.0
 PATROL_SECONDS = 30.0
 QUICK_PATROL_SECONDS = 5.0
 
-IMPORT_OURS = 'import bt_executive.ros.executive'
+#: As a program imports it (bt_executive/app/programs.py: the deferrals first).
+IMPORT_OURS = ('from bt_executive.ros.memory import defer_for_programs\n'
+               'defer_for_programs()\n'
+               'import bt_executive.ros.executive')
 IMPORT_DEPENDENCIES = ('import rclpy, rclpy.action, rclpy.node, py_trees, yaml\n'
                        'from std_msgs.msg import String\n'
                        'from std_srvs.srv import Trigger\n'

@@ -243,7 +243,7 @@ def patrol_commands(namespace: str, *, tick_mode: str = 'periodic', tick_rate: f
 
 def executive_command(namespace: str, tree_file: str, **params: Any) -> list[str]:
     """Return the argv of an executive on ``tree_file`` in ``namespace`` (no parameters file)."""
-    argv = [sys.executable, '-m', 'bt_executive.ros.executive', '--ros-args',
+    argv = [sys.executable, '-m', 'bt_executive.app.programs', 'executive', '--ros-args',
             '-r', f"__ns:=/{namespace.strip('/')}", '-p', f'tree_file:={tree_file}']
     for key, value in params.items():
         text = str(value).lower() if isinstance(value, bool) else str(value)

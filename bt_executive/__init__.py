@@ -2,9 +2,64 @@
 # SPDX-License-Identifier: Apache-2.0
 """bt_executive: a ROS 2 behaviour-tree executive driven by YAML trees.
 
-The package has three layers: the tree core (no ROS import: ``spec``, ``loader``,
-``expressions``, ``registry``, ``nodes``, ``behaviours``, ``builder``), the ROS layer
-(``bt_executive.ros``) and the observers (snapshots and viewers).
+The public API: what a plugin author and a program embedding the tree language need
+(docs/plugins.md uses nothing else). Everything else may change between releases.
+
+Node types (a class attribute ``declaration`` on a behaviour, or a factory):
+    :class:`NodeType`, :class:`Param`, :class:`ParamType`, :class:`Category`, and the
+    :class:`Registry` that holds them.
+Building a tree: :class:`BuildContext` (``ctx`` of ``build``), :class:`Params` (its
+    ``params``), :func:`build` and :class:`Builder`, which return a :class:`BuiltTree`.
+Loading and validating a file: :func:`load` (a :class:`Document`, or a
+    :class:`TreeError` listing every :class:`Diagnostic` with its
+    :class:`SourceLocation`) and :class:`Loader` (texts, several files).
+The catalogue and plugins: :func:`default_registry` (the built-in node types),
+    :func:`installed_registry` (plus the installed plugins) and :func:`load_plugins`.
+
+The executive itself, which needs ROS, is in :mod:`bt_executive.ros`. The layers below it
+(core, nodes, formats, observe) never import rclpy, and importing this package imports
+none of them until a name is first read.
 """
 
+import importlib
+
 __version__ = '0.1.0'
+
+#: Public name -> the module that defines it (imported when the name is first read).
+_EXPORTS = {
+    'Category': 'bt_executive.core.registry',
+    'NodeType': 'bt_executive.core.registry',
+    'Param': 'bt_executive.core.registry',
+    'ParamType': 'bt_executive.core.registry',
+    'Registry': 'bt_executive.core.registry',
+    'BuildContext': 'bt_executive.core.builder',
+    'Builder': 'bt_executive.core.builder',
+    'BuiltTree': 'bt_executive.core.builder',
+    'Params': 'bt_executive.core.builder',
+    'build': 'bt_executive.core.builder',
+    'Loader': 'bt_executive.core.loader',
+    'load': 'bt_executive.core.loader',
+    'Document': 'bt_executive.core.spec',
+    'Diagnostic': 'bt_executive.core.errors',
+    'SourceLocation': 'bt_executive.core.errors',
+    'TreeError': 'bt_executive.core.errors',
+    'default_registry': 'bt_executive.nodes.catalogue',
+    'installed_registry': 'bt_executive.nodes.plugins',
+    'load_plugins': 'bt_executive.nodes.plugins',
+}
+
+__all__ = ['__version__', *sorted(_EXPORTS)]
+
+
+def __getattr__(name: str) -> object:
+    """Import the module of a public name on its first read (PEP 562)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bt_executive' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -71,7 +71,7 @@ def without_own_ports(xml):
         attrs = element.attrs
         if element.tag in own:
             attrs = {k: v for k, v in attrs.items() if k == 'name'}
-        text = ''.join(f' {k}="{btcpp._attr(v)}"' for k, v in attrs.items())
+        text = ''.join(f' {k}="{btcpp.xml_attribute(v)}"' for k, v in attrs.items())
         if element.tag == 'TreeNodesModel':
             return
         if element.children:

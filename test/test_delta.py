@@ -173,11 +173,11 @@ def test_a_new_revision_needs_its_snapshot():
 
 
 def test_viewers_rebuild_from_snapshot_and_deltas():
-    from bt_executive.viewers.watch import _Received
+    from bt_executive.viewers.watch import Received
     from bt_executive.viewers.webview import SnapshotHub
 
     first, deltas, snapshots = deltas_of(5)
-    hub, received = SnapshotHub(), _Received('/t')
+    hub, received = SnapshotHub(), Received('/t')
     for message in [deltas[0], first, *deltas[1:]]:
         assert hub.put_stream(json.dumps(message))
         received.on_message(json.dumps(message))

@@ -26,7 +26,7 @@ import re
 import textwrap
 from typing import Optional
 
-from bt_executive.app.cli import _ros_checks, validate_document
+from bt_executive.app.cli import ros_checks, validate_document
 from bt_executive.core import yaml_source
 from bt_executive.core.errors import TreeError
 from bt_executive.core.loader import Loader
@@ -112,7 +112,7 @@ def test_example(example: Example):
     base = os.path.join(ROOT, example.directory) if example.directory \
         else os.path.dirname(os.path.join(ROOT, example.doc))
     registry = default_registry()
-    ros, _ = _ros_checks()
+    ros, _ = ros_checks()
     try:
         document = Loader(registry).load_text(text, name=example.doc, base_dir=base)
         warnings = validate_document(registry, document, ros=ros)

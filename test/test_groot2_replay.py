@@ -481,7 +481,7 @@ def test_the_groot2_command_loops_and_refuses_a_negative_speed(tmp_path, capsys)
     replay.show = noting
     player = Player(timeline, 0)
     player.speed, player.playing = 1000.0, True
-    thread = threading.Thread(target=replay_groot2._play, args=(player, replay, stop),
+    thread = threading.Thread(target=replay_groot2.play_states, args=(player, replay, stop),
                               kwargs={'loop': True, 'progress': None, 'out': print})
     thread.start()
     assert stop.wait(60.0), f'the replay did not start again (shown: {shown[-5:]})'

@@ -18,7 +18,7 @@ import importlib.util
 import pathlib
 from typing import Any, Optional
 
-from bt_executive.app import bringup, cli, demo
+from bt_executive.app import bringup, cli, demo, programs
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -297,7 +297,7 @@ def test_demo_command_lines_type_every_parameter():
                                      '/share')
     assert [node.executable for node, _ in commands] == ['sim_robot', 'executive']
     sim, executive = (argv for _, argv in commands)
-    assert sim[:3] == ['python3', '-m', 'bt_executive.sim.robot']
+    assert sim[:4] == ['python3', '-m', 'bt_executive.app.programs', 'sim_robot']
     assert '--params-file' in sim and '/share/config/sim_robot.yaml' in sim
     assert '__ns:=/robot1' in sim and '__ns:=/robot1' in executive
     assert _flag(executive, 'tree_file') == "'123'"  # a string, though YAML reads a number
@@ -354,9 +354,10 @@ def test_bringup_executables_are_the_console_scripts_of_setup_py():
         if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                 and ' = ' in node.value and ':' in node.value:
             name, target = node.value.split(' = ')
-            scripts[name] = target.split(':')[0]
+            scripts[name] = target
     for executable, module in bringup.EXECUTABLES.items():
-        assert scripts[executable] == module
+        assert scripts[executable] == f'{bringup.PROGRAMS}:{executable}'
+        assert programs.PROGRAMS[executable] == module
         assert importlib.util.find_spec(module) is not None
     assert "glob('launch/*.launch.py')" in (ROOT / 'setup.py').read_text()
 
@@ -366,8 +367,8 @@ def test_the_shared_demo_fleet_is_two_processes_with_the_same_parameters():
     robots = demo.plan({'groot2_port': '1667'}, 3, '/share', shared=True)
     assert [len(robot.commands) for robot in robots] == [2, 0, 0]
     (sim_node, sim), (exe_node, executive) = robots[0].commands
-    assert sim[sim.index('-m') + 1] == 'bt_executive.sim.robot'
-    assert executive[executive.index('-m') + 1] == 'bt_executive.ros.fleet'
+    assert sim[sim.index('-m') + 2] == 'sim_robot'
+    assert executive[executive.index('-m') + 2] == 'fleet_executive'
     for argv in (sim, executive):
         assert argv[argv.index('--namespaces'):][:4] == ['--namespaces', 'robot1', 'robot2',
                                                          'robot3']

@@ -1,13 +1,12 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""The layers of the package, as folders: who may import whom, and how big a module gets."""
+"""The layers of the package, as folders: who may import whom, and what a module may import."""
 
 import ast
 import pathlib
 import subprocess
 import sys
 
-import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / 'bt_executive'
 
@@ -15,8 +14,11 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / 'bt_executive'
 ORDER = ['core', 'nodes', 'formats', 'observe', 'ros', 'viewers', 'sim', 'testing', 'app']
 #: Layers that may never import rclpy (or any ROS message package through it).
 ROS_FREE = ('core', 'nodes', 'formats', 'observe')
-#: The longest a module may grow before it is split by concept.
-MAX_LINES = 700
+#: Where a private name may not be imported from another module (the package's own
+#: modules, and the tests and benchmarks that use them).
+CHECKED = ('bt_executive', 'test', 'bench')
+#: Private names that may cross a module, as (defining module, name): none.
+PRIVATE_ALLOWED: set[tuple[str, str]] = set()
 #: Attributes the builder used to stamp on behaviours; the node table holds them now.
 STAMPED = ('bt_path', 'bt_type', 'bt_loc', 'bt_reads', 'bt_probe', 'bt_guard',
            'bt_log_error')
@@ -88,11 +90,109 @@ def test_the_ros_free_layers_import_without_rclpy():
     assert result.stdout.strip() == '[]'
 
 
-@pytest.mark.parametrize('layer, path', list(modules()),
-                         ids=[str(p.relative_to(PACKAGE)) for _, p in modules()])
-def test_no_module_is_too_long(layer, path):
-    lines = len(path.read_text(encoding='utf-8').splitlines())
-    assert lines <= MAX_LINES, f'{path.name}: {lines} lines; split it by concept'
+def package_modules():
+    """Return module name -> path for every module of the package."""
+    names = {}
+    for path in PACKAGE.rglob('*.py'):
+        parts = ('bt_executive', *path.relative_to(PACKAGE).with_suffix('').parts)
+        if parts[-1] == '__init__':
+            parts = parts[:-1]
+        names['.'.join(parts)] = path
+    return names
+
+
+def is_private(name):
+    """Return whether ``name`` is private to its module (``_x``, not ``__x__``)."""
+    return name.startswith('_') and not name.endswith('__')
+
+
+def private_imports(path, known):
+    """Yield (module, name, line) for each private name of a package module ``path`` uses.
+
+    Both ``from bt_executive.x import _y`` and ``x._y`` on a module imported as ``x``
+    (``import bt_executive.x as x``, ``from bt_executive import x``) count.
+    """
+    tree = ast.parse(path.read_text(encoding='utf-8'))
+    modules = {}  # local name -> package module it names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level \
+                and node.module.split('.')[0] == 'bt_executive':
+            for alias in node.names:
+                if is_private(alias.name):
+                    yield node.module, alias.name, node.lineno
+                if f'{node.module}.{alias.name}' in known:
+                    modules[alias.asname or alias.name] = f'{node.module}.{alias.name}'
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split('.')[0] == 'bt_executive':
+                    modules[alias.asname or 'bt_executive'] = alias.asname and alias.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and is_private(node.attr):
+            dotted = dotted_name(node.value)
+            if dotted is None or dotted.split('.')[0] not in modules:
+                continue
+            head, _, rest = dotted.partition('.')
+            module = '.'.join(filter(None, (modules[head] or head, rest)))
+            if module in known:
+                yield module, node.attr, node.lineno
+
+
+def dotted_name(node):
+    """Return ``a.b.c`` for an expression made only of names and attributes (else None)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return '.'.join([node.id, *reversed(parts)])
+
+
+def test_no_private_name_crosses_a_module():
+    """A name shared between modules is public; a private one stays where it is defined."""
+    known = package_modules()
+    root = PACKAGE.parent
+    problems, allowed_seen = [], set()
+    for folder in CHECKED:
+        for path in sorted((root / folder).rglob('*.py')):
+            for module, name, line in private_imports(path, known):
+                if (module, name) in PRIVATE_ALLOWED:
+                    allowed_seen.add((module, name))
+                    continue
+                problems.append(f'{path.relative_to(root)}:{line}: {module}.{name}')
+    assert not problems, ('private names imported from another module (make them public '
+                          'if they are shared, or move them where they are used):\n'
+                          + '\n'.join(problems))
+    assert allowed_seen == PRIVATE_ALLOWED, \
+        f'no longer crossing, remove from PRIVATE_ALLOWED: {PRIVATE_ALLOWED - allowed_seen}'
+
+
+def test_the_private_name_check_sees_both_forms(tmp_path):
+    sample = tmp_path / 'sample.py'
+    sample.write_text('from bt_executive.core.loader import _hidden, Loader\n'
+                      'from bt_executive.core import registry\n'
+                      'import bt_executive.core.spec as spec\n'
+                      'import bt_executive.core.errors\n'
+                      'registry._secret, spec._other, registry.__name__, Loader._method\n'
+                      'bt_executive.core.errors._escape\n')
+    found = sorted((module, name) for module, name, _ in
+                   private_imports(sample, package_modules()))
+    assert found == [('bt_executive.core.errors', '_escape'),
+                     ('bt_executive.core.loader', '_hidden'),
+                     ('bt_executive.core.registry', '_secret'),
+                     ('bt_executive.core.spec', '_other')]
+
+
+def test_importing_the_package_and_its_ros_layer_imports_nothing_else():
+    """``import bt_executive`` (and ``bt_executive.ros``) is light: names load on first use."""
+    code = ('import sys\n'
+            'before = set(sys.modules)\n'
+            'import bt_executive, bt_executive.ros\n'
+            'print(sorted(set(sys.modules) - before))\n')
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['bt_executive', 'bt_executive.ros']"
 
 
 def test_nothing_is_stamped_on_behaviours():

@@ -4,7 +4,7 @@
 
 import os
 
-from bt_executive.app.cli import _build, buildable_trees
+from bt_executive.app.cli import build_tree, buildable_trees
 from bt_executive.core.errors import TreeError
 from bt_executive.core.loader import Loader
 from bt_executive.nodes.catalogue import default_registry
@@ -261,7 +261,7 @@ def load_and_build(path):
     registry = default_registry()
     document = Loader(registry).load(path)
     for name in buildable_trees(document):
-        _build(registry, document, name)
+        build_tree(registry, document, name)
     return document
 
 

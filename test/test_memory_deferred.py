@@ -30,8 +30,8 @@ def run(body: str) -> str:
 def test_py_trees_unused_modules_run_only_when_used():
     output = run("""
         import inspect, sys
-        import bt_executive.ros  # installs the deferral, as the executive does
-        from bt_executive.ros.memory import deferred, UNUSED_PY_TREES
+        from bt_executive.ros.memory import defer_unused_py_trees, deferred, UNUSED_PY_TREES
+        defer_unused_py_trees()  # as the programs do, before py_trees is imported
         import py_trees
         assert all(deferred(name) for name in UNUSED_PY_TREES), UNUSED_PY_TREES
         assert 'pydot' not in sys.modules and 'multiprocessing' not in sys.modules
@@ -152,8 +152,8 @@ def test_the_code_generator_waits_for_a_first_call():
 
 def test_a_deferred_module_is_not_a_package_to_the_import_system():
     output = run("""
-        import bt_executive.ros
-        from bt_executive.ros.memory import deferred
+        from bt_executive.ros.memory import defer_unused_py_trees, deferred
+        defer_unused_py_trees()
         import py_trees
         # ``from <module> import <name>`` first asks whether the module is a package
         assert not hasattr(py_trees.visitors, '__path__')
@@ -170,8 +170,7 @@ def test_a_stand_in_its_module_does_not_define_raises(tmp_path):
         import sys
         sys.path.insert(0, {str(tmp_path)!r})
         from bt_executive.ros import memory
-        memory._finder.stand_ins['generator_like'] = ('generate',)  # as the constant does
-        memory._install()
+        memory.defer_code_generators({{'generator_like': ('generate',)}})
         from generator_like import generate
         assert memory.deferred('generator_like')
         try:
@@ -182,3 +181,46 @@ def test_a_stand_in_its_module_does_not_define_raises(tmp_path):
         assert generator_like.VALUE == 1 and not memory.deferred('generator_like')
     """)
     assert output.strip() == "module 'generator_like' has no attribute 'generate'"
+
+
+def test_importing_bt_executive_defers_nothing():
+    output = run("""
+        import sys
+        import bt_executive, bt_executive.ros, bt_executive.ros.memory
+        from bt_executive.ros.memory import deferred
+        import py_trees, std_msgs.msg
+        assert not any(deferred(name) for name in sys.modules)
+        assert not any(getattr(m, '__module__', '').startswith('bt_executive.')
+                       for m in sys.meta_path)
+        print('ok')
+    """)
+    assert output.strip() == 'ok'
+
+
+def test_the_switch_turns_every_deferral_off():
+    output = run("""
+        import os, sys
+        os.environ['BT_EXECUTIVE_DEFER_IMPORTS'] = 'off'
+        from bt_executive.ros.memory import defer_for_programs, deferred
+        assert defer_for_programs() is False
+        import py_trees, std_msgs.msg, rosidl_generator_py
+        assert not any(deferred(name) for name in sys.modules)
+        print('ok')
+    """)
+    assert output.strip() == 'ok'
+
+
+def test_a_type_resolved_later_is_deferred_with_its_fields_packages():
+    output = run("""
+        import sys
+        from bt_executive.ros.memory import defer_interface_packages, deferred
+        defer_interface_packages(())  # no common package placed: the resolver places them
+        from bt_executive.ros.interfaces import resolve
+        odometry = resolve('nav_msgs/msg/Odometry')
+        assert deferred('nav_msgs.msg') and 'nav_msgs.msg._path' not in sys.modules
+        assert deferred('std_msgs.msg') and deferred('geometry_msgs.msg')  # its fields'
+        assert odometry().header.frame_id == ''
+        assert 'geometry_msgs.msg._wrench' not in sys.modules
+        print('ok')
+    """)
+    assert output.strip() == 'ok'

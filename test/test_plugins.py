@@ -492,3 +492,31 @@ def test_a_clash_between_plugins_is_reported_before_the_tree_that_needs_the_type
     assert lines[2].startswith('trees/launch.yaml:6:9: Launch/Sequence/Countdown: unknown '
                                "node type 'Countdown'"), lines
     assert lines[3:] == ['trees/launch.yaml: 1 error']
+
+
+def test_the_docs_import_only_the_public_api():
+    """docs/plugins.md imports from ``bt_executive`` and ``bt_executive.ros`` alone."""
+    import importlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / 'docs' / 'plugins.md').read_text()
+    imports = re.findall(r'^\s*from (bt_executive[\w.]*) import ([\w, ]+)', text, re.MULTILINE)
+    assert len(imports) >= 4
+    assert not re.search(r'^\s*import bt_executive', text, re.MULTILINE)
+    for module_name, names in imports:
+        assert module_name in ('bt_executive', 'bt_executive.ros'), module_name
+        module = importlib.import_module(module_name)
+        for name in (name.strip() for name in names.split(',')):
+            assert name in module.__all__, f'{module_name}.{name} is not in its __all__'
+            assert getattr(module, name) is not None
+
+
+def test_every_public_name_resolves():
+    import importlib
+
+    for module_name in ('bt_executive', 'bt_executive.ros'):
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            assert getattr(module, name) is not None, f'{module_name}.{name}'
+        with pytest.raises(AttributeError):
+            getattr(module, 'no_such_name')

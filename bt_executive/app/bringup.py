@@ -20,12 +20,14 @@ import yaml
 
 PACKAGE = 'bt_executive'
 
-#: Console scripts (setup.py ``entry_points``) and the modules they run.
+#: Console scripts (setup.py ``entry_points``) and the modules whose ``main`` they run.
 EXECUTABLES = {
     'executive': 'bt_executive.ros.executive',
     'fleet_executive': 'bt_executive.ros.fleet',
     'sim_robot': 'bt_executive.sim.robot',
 }
+#: The module every program starts from, as the console scripts do (``-m PROGRAMS name``).
+PROGRAMS = 'bt_executive.app.programs'
 
 #: Seconds a respawned node waits before it starts again (``use_respawn``).
 RESPAWN_DELAY = 2.0
@@ -160,10 +162,9 @@ def executive_groups(robots: int, processes: int) -> list[range]:
     """Return the robot indexes (from 1) each fleet_executive process hosts, in order.
 
     ``executive_processes:=K`` deals the robots out like cards: robot i goes to process
-    (i - 1) mod K, so each process hosts every K-th robot (a range with step K). Measured
-    with 40 robots in two processes on two cores (BENCHMARKS.md, scale): dealt out, the
-    worst p99 tick jitter was 6-9 ms in 4 of 5 trials; in consecutive blocks 13-24 ms in
-    3 of 3. Why blocks fare worse was not traced.
+    (i - 1) mod K, so each process hosts every K-th robot (a range with step K), which
+    kept the tick jitter lower than consecutive blocks (BENCHMARKS.md, "Why the tricks
+    are there").
 
     Raises:
         ValueError: ``processes`` is below 1 or above ``robots``.
@@ -249,7 +250,8 @@ def command_lines(values: Mapping[str, str], python: str,
     for node in NODES:
         if node.condition is not None and not parse_bool(resolved[node.condition]):
             continue
-        argv = [python, '-m', node.module, '--ros-args', '-r', f'__node:={node.name}',
+        argv = [python, '-m', PROGRAMS, node.executable,
+                '--ros-args', '-r', f'__node:={node.name}',
                 '--params-file', resolved[node.params_file],
                 '--log-level', resolved['log_level']]
         if resolved['namespace']:

@@ -50,7 +50,7 @@ def _load(path: str):
 CHOOSE_TREE = 'choose one with --tree NAME'
 
 
-def _ros_checks() -> tuple[Any, str]:
+def ros_checks() -> tuple[Any, str]:
     """Return the ROS checks module, or None and why ROS cannot be imported here."""
     try:
         from bt_executive.ros import checks
@@ -82,7 +82,7 @@ def validate_document(registry, document, *, tree: Optional[str] = None,
             build_with = ros.build_registry(registry)
     for name in [tree] if tree else buildable_trees(document):
         try:
-            _build(build_with, document, name)
+            build_tree(build_with, document, name)
         except TreeError as error:
             errors.extend(error.diagnostics)
     if errors:
@@ -98,7 +98,7 @@ def validate_document(registry, document, *, tree: Optional[str] = None,
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate tree files; print every error and warning."""
-    ros, why_not = _ros_checks()
+    ros, why_not = ros_checks()
     if ros is None and not args.quiet:
         print(f'bt-executive validate: ROS checks skipped, ROS cannot be imported here '
               f'({why_not}): interface types, message fields, ROS names and subscriptions '
@@ -152,7 +152,8 @@ def buildable_trees(document) -> list[str]:
     return names
 
 
-def _build(registry, document, tree_name, **context_args: Any):
+def build_tree(registry, document, tree_name, **context_args: Any):
+    """Build ``tree_name`` of ``document``; return the built tree and its build context."""
     from bt_executive.core.builder import Builder, BuildContext
     context = BuildContext(registry=registry, document=document, **context_args)
     return Builder(context).build(tree_name), context
@@ -304,8 +305,8 @@ def cmd_tick(args: argparse.Namespace) -> int:
         apply_blackboard_defaults(document)
         for key, value in values.items():
             py_trees.blackboard.Blackboard.set('/' + key, value)
-        built, context = _build(registry, document, name, clock=lambda: now[0],
-                                seed=seed, stubs=stubs, log_error=_log_fault)
+        built, context = build_tree(registry, document, name, clock=lambda: now[0],
+                                    seed=seed, stubs=stubs, log_error=_log_fault)
         root = built.root
         built.setup(args.file)
     except TreeError as error:

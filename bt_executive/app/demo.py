@@ -224,12 +224,11 @@ def shared_commands(commands: list[tuple[bringup.NodeLaunch, list[str]]],
     group of robot indexes (:func:`~bt_executive.app.bringup.executive_groups`; default:
     one for all), robot i still serving Groot2 on ``groot2_port + i - 1``.
     """
-    modules = {'executive': bringup.EXECUTABLES['fleet_executive'],
-               'sim_robot': bringup.EXECUTABLES['sim_robot']}
+    programs = {'executive': 'fleet_executive', 'sim_robot': 'sim_robot'}
     result = []
     for launch, argv in commands:
         argv = list(argv)
-        argv[argv.index('-m') + 1] = modules[launch.executable]
+        argv[argv.index('-m') + 2] = programs[launch.executable]
         remap = argv.index(f'__ns:=/{namespaces[0]}')
         del argv[remap - 1:remap + 1]
         ros = argv.index('--ros-args')

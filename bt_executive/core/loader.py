@@ -53,7 +53,7 @@ _NODE_KEY = re.compile(r'(?P<type>[A-Z][A-Za-z0-9_]*)(\s+(?P<name>.+))?\Z')
 MAX_NODES = 20_000
 
 
-def _strip_quotes(text: str) -> str:
+def strip_quotes(text: str) -> str:
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in '"\'':
         return text[1:-1]
@@ -448,7 +448,7 @@ class Loader:
                 children.append(YMap(key.loc, ((key, item),)))
         else:  # scalar short form: the primary parameter
             if node_type is not None and node_type.primary is None:
-                path = _child_path(parent_path, name or type_name, {})
+                path = child_path(parent_path, name or type_name, {})
                 self._error(value.loc, f'{node_type.name} takes '
                             f'{_short_form_help(node_type)}, not {value.kind}', path)
                 return None
@@ -462,8 +462,8 @@ class Loader:
                      key_loc: SourceLocation, node_loc: SourceLocation, parent_path: str,
                      siblings: dict[str, int], *, type_loc: SourceLocation) -> Optional[NodeSpec]:
         node_type = self.registry.get(type_name)
-        display = _strip_quotes(name) if name else type_name
-        path = _child_path(parent_path, display, siblings)
+        display = strip_quotes(name) if name else type_name
+        path = child_path(parent_path, display, siblings)
         if node_type is None:
             self._error(type_loc, f"unknown node type '{excerpt(type_name)}'"
                         f'{hint(type_name, [t.name for t in self.registry.types()])}'
@@ -651,7 +651,7 @@ def check_type(param: Param, data: Any) -> Optional[str]:
     return None
 
 
-def _child_path(parent: str, name: str, siblings: dict[str, int]) -> str:
+def child_path(parent: str, name: str, siblings: dict[str, int]) -> str:
     count = siblings.get(name, 0) + 1
     siblings[name] = count
     segment = name.replace('/', '\u2215')

@@ -18,11 +18,12 @@ which restates rmw_fastrtps' own choices (synchronous publishing, no data sharin
 readers PREALLOCATED_WITH_REALLOC) and changes only the writers' memory policy. QoS set
 from ROS (reliability, durability, depth...) applies as before.
 
-Nothing is changed when the process is told otherwise: ``BT_EXECUTIVE_DDS_PROFILE=off``,
-another RMW implementation, or any Fast DDS configuration of the user's own (the
-profile-file variables, ``RMW_FASTRTPS_USE_QOS_FROM_XML``,
-``RMW_FASTRTPS_PUBLICATION_MODE``, a DEFAULT_FASTDDS_PROFILES.xml in the working
-directory).
+The user's configuration always wins: nothing is changed when the process is told
+otherwise: ``BT_EXECUTIVE_DDS_PROFILE=off``, another RMW implementation, or any Fast DDS
+configuration of the user's own (the profile-file variables,
+``RMW_FASTRTPS_USE_QOS_FROM_XML``, ``RMW_FASTRTPS_PUBLICATION_MODE``, a
+DEFAULT_FASTDDS_PROFILES.xml in the working directory). The programs log which
+configuration is in effect (:func:`in_effect`).
 """
 
 from __future__ import annotations
@@ -75,4 +76,22 @@ def use_dds_profile(environ: Optional[MutableMapping[str, str]] = None) -> bool:
     return True
 
 
-__all__ = ['PROFILE', 'SWITCH', 'use_dds_profile', 'why_not']
+def in_effect(applied: bool, environ: Optional[MutableMapping[str, str]] = None,
+              cwd: Optional[str] = None) -> str:
+    """Say which DDS configuration the process runs with (the programs log it at start).
+
+    Args:
+        applied: what :func:`use_dds_profile` returned
+        environ: the environment it was given (default: ``os.environ``)
+        cwd: the working directory it looked in (default: the current one)
+    """
+    if applied:
+        return (f"DDS configuration: bt_executive's Fast DDS profile {PROFILE} (writer "
+                f"histories freed per message; {SWITCH}=off keeps rmw_fastrtps' own)")
+    environ = os.environ if environ is None else environ
+    reason = why_not(environ, os.getcwd() if cwd is None else cwd)
+    return (f"DDS configuration: the process's own ({reason}); bt_executive's Fast DDS "
+            'profile is not applied')
+
+
+__all__ = ['in_effect', 'PROFILE', 'SWITCH', 'use_dds_profile', 'USER_SETTINGS', 'why_not']

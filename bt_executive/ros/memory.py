@@ -2,42 +2,50 @@
 # SPDX-License-Identifier: Apache-2.0
 """The executive's memory: modules it never uses are not run, the heap is trimmed at start.
 
-Three kinds of deferred import (a meta path finder placed first in ``sys.meta_path``):
+A bt_executive program (``executive``, ``fleet_executive``, ``lifecycle_executive``,
+``sim_robot``: bt_executive/app/programs.py) calls :func:`defer_for_programs` first
+thing, before it imports py_trees or rclpy. That places, for three kinds of module, a
+:class:`DeferredModule` in ``sys.modules``: a module object made from the module's real
+spec (``__file__``, ``__spec__``, ``__path__``... are set) whose body runs when an
+attribute it does not have yet is first read. No import hook is installed; a module
+already imported is left as it is; a library user's process is never touched.
 
 - **Whole modules** (:data:`UNUSED_PY_TREES`): py_trees imports its demos, programs,
   tests, display (with pydot and subprocess), utilities (with multiprocessing), trees,
-  visitors, ports... from its ``__init__``; an executive uses none of them. Such a
-  module is created as usual (``__file__``, ``__spec__``, ``__path__``... are set) but
-  its body runs when an attribute it does not have yet is first read, so
+  visitors, ports... from its ``__init__``; an executive uses none of them, and
   ``py_trees.display.dot_tree(...)`` still works, later.
 - **ROS interface packages** (``<package>.msg``, ``.srv``, ``.action``): their generated
   ``__init__`` imports every message of the package (sensor_msgs: 28 modules) to offer
   its names. When the ``__init__`` holds only such imports (checked line by line;
   anything else: an ordinary import), reading a name imports only the module that
   defines it; a name it does not list, ``dir()`` or ``import *`` runs the whole
-  ``__init__``.
+  ``__init__``. The packages of :data:`COMMON_INTERFACES` are placed at once; the type
+  resolver (ros/interfaces) places any other before it imports it
+  (:func:`defer_interface_package`), and a type read from a deferred package places the
+  packages of its fields' types.
 - **Code generators** (:data:`UNUSED_CODE_GENERATORS`): every rclpy process imports
   ``rosidl_generator_py``'s IDL-to-Python generator (8 MiB) to reach one small function
   beside it. The names its importer reads are stand-ins that run it on their first call.
 
 Each answers the attributes the import system sets without running anything, so
 ``inspect.getmodule`` (which rclpy's logger calls on every log line, walking
-``sys.modules``) does not load them. :func:`defer_unused_py_trees` is installed when
-``bt_executive.ros`` is imported (before py_trees is); the other two by
-:func:`defer_for_programs`, which the executives' ``main()`` and ``bt_executive.sim``
-call (a process-wide choice, made by the programs). :func:`trim_heap` hands the C
-heap's free pages back after start-up.
+``sys.modules``) does not load them. What each saves is in BENCHMARKS.md (the patrol
+executive's RSS: 67 MiB with all three, 78-80 MiB without). ``BT_EXECUTIVE_DEFER_IMPORTS=off``
+turns all of them off. :func:`trim_heap` hands the C heap's free pages back after
+start-up.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.machinery
+import importlib.util
+import os
 import re
 import sys
 import threading
 import types
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 #: py_trees modules an executive never uses: its ``__init__`` imports them all, but
 #: bt_executive builds and ticks trees with behaviours, composites, decorators and the
@@ -74,6 +82,9 @@ class DeferredModule(types.ModuleType):
             source, attribute = pending.names[name]  # an interface: import its one module
             value = getattr(importlib.import_module(source), attribute)
             setattr(self, name, value)
+            for package in _field_packages(value):  # before its type support imports them
+                for kind in INTERFACE_KINDS:
+                    defer_interface_package(f'{package}.{kind}')
             return value
         _run(self)
         return getattr(self, name)
@@ -151,31 +162,6 @@ class _DeferringLoader:
         return getattr(self.loader, name)
 
 
-class _DeferringFinder:
-    """Meta path finder that defers the modules named, and ROS interface packages if asked."""
-
-    def __init__(self) -> None:
-        self.whole: set[str] = set()
-        self.stand_ins: dict[str, Sequence[str]] = {}
-        self.interfaces = False
-
-    def find_spec(self, name: str, path: Optional[Sequence[str]],
-                  target: Optional[types.ModuleType] = None) -> Any:
-        package, _, kind = name.rpartition('.')
-        whole = name in self.whole or name in self.stand_ins
-        if not whole and not (self.interfaces and kind in INTERFACE_KINDS and package
-                              and '.' not in package):
-            return None
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
-        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
-            return None  # let the other finders answer as usual
-        names = None if whole else interface_names(name, spec.origin)
-        if not whole and not names:
-            return None
-        spec.loader = _DeferringLoader(spec.loader, names, self.stand_ins.get(name, ()))
-        return spec
-
-
 def interface_names(package: str, origin: Optional[str]) -> Optional[dict[str, tuple[str, str]]]:
     """Return name -> (module, attribute) of a generated interface ``__init__`` at ``origin``.
 
@@ -201,40 +187,122 @@ def interface_names(package: str, origin: Optional[str]) -> Optional[dict[str, t
     return names
 
 
-_finder = _DeferringFinder()
+#: Set to ``off`` (or 0, false, no) to import every module as usual.
+SWITCH = 'BT_EXECUTIVE_DEFER_IMPORTS'
+#: Interface packages placed deferred by :func:`defer_for_programs` (those installed and
+#: not imported yet): what rclpy, the catalogue's leaves and the sim robot use.
+COMMON_INTERFACES = ('action_msgs', 'builtin_interfaces', 'geometry_msgs',
+                     'lifecycle_msgs', 'nav_msgs', 'rcl_interfaces', 'rosgraph_msgs',
+                     'sensor_msgs', 'service_msgs', 'std_msgs', 'std_srvs',
+                     'type_description_interfaces', 'unique_identifier_msgs')
+#: A package name inside a field type string (``std_msgs/Header``, ``sequence<a/B, 3>``).
+_FIELD_PACKAGE = re.compile(r'([a-z][a-z0-9_]*)/')
+
+_interfaces_deferred = False
 
 
-def _install() -> None:
-    if _finder not in sys.meta_path:
-        sys.meta_path.insert(0, _finder)
+def enabled(environ: Optional[Mapping[str, str]] = None) -> bool:
+    """Return whether deferral is on (:data:`SWITCH` not set to off)."""
+    environ = os.environ if environ is None else environ
+    return environ.get(SWITCH, '').strip().lower() not in ('off', '0', 'false', 'no')
+
+
+def _place(name: str, *, interface: bool = False, stand_ins: Sequence[str] = ()) -> bool:
+    """Put a deferred ``name`` into ``sys.modules`` unless it is imported; True if placed."""
+    with _lock:
+        if name in sys.modules:
+            return False
+        parent, _, child = name.rpartition('.')
+        if interface:  # an interface package's own ``__init__`` is empty: import it as usual
+            try:
+                parent_module = importlib.import_module(parent)
+            except ImportError:
+                return False
+            locations = getattr(parent_module, '__path__', None)
+        else:  # its parent's ``__init__`` imports it: that must find it deferred
+            parent_spec = importlib.util.find_spec(parent) if parent else None
+            locations = parent_spec.submodule_search_locations if parent_spec else None
+            parent_module = None
+        if parent and not locations:
+            return False
+        spec = importlib.machinery.PathFinder.find_spec(name, locations)
+        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return False
+        names = interface_names(name, spec.origin) if interface else None
+        if interface and not names:
+            return False
+        spec.loader = _DeferringLoader(spec.loader, names, stand_ins)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        if parent_module is not None:
+            setattr(parent_module, child, module)
+        return True
 
 
 def defer_unused_py_trees() -> None:
-    """Defer the py_trees modules of :data:`UNUSED_PY_TREES` (no effect once py_trees is in)."""
-    _finder.whole.update(UNUSED_PY_TREES)
-    _install()
+    """Place the py_trees modules of :data:`UNUSED_PY_TREES` (no effect once py_trees is in)."""
+    if 'py_trees' in sys.modules:
+        return
+    for name in UNUSED_PY_TREES:
+        _place(name)
 
 
-def defer_interface_packages() -> None:
+def defer_interface_package(name: str) -> None:
+    """Place interface package ``name`` (``'std_msgs.msg'``) if interface deferral is on."""
+    if _interfaces_deferred and name not in sys.modules:
+        package, _, kind = name.rpartition('.')
+        if kind in INTERFACE_KINDS and package and '.' not in package:
+            _place(name, interface=True)
+
+
+def defer_interface_packages(packages: Sequence[str] = COMMON_INTERFACES) -> None:
     """Import ROS interface packages' messages one by one, as their names are read."""
-    _finder.interfaces = True
-    _install()
+    global _interfaces_deferred
+    _interfaces_deferred = True
+    for package in packages:
+        if importlib.util.find_spec(package) is None:
+            continue
+        for kind in INTERFACE_KINDS:
+            defer_interface_package(f'{package}.{kind}')
 
 
-def defer_code_generators() -> None:
-    """Defer the modules of :data:`UNUSED_CODE_GENERATORS` (no effect once imported)."""
-    _finder.stand_ins.update(UNUSED_CODE_GENERATORS)
-    _install()
+def defer_code_generators(generators: Mapping[str, Sequence[str]] = UNUSED_CODE_GENERATORS
+                          ) -> None:
+    """Place the modules of :data:`UNUSED_CODE_GENERATORS` (no effect once imported).
 
-
-def defer_for_programs() -> None:
-    """Make the deferrals of a bt_executive program, for its whole process (its ``main()``).
-
-    Interface packages import their messages one by one, and the code generators wait
-    for a first call. A library user's process is left as it is.
+    Args:
+        generators: module -> the names its importers read (bound to stand-ins)
     """
+    for name, stand_ins in generators.items():
+        _place(name, stand_ins=stand_ins)
+
+
+def defer_for_programs() -> bool:
+    """Make the deferrals of a bt_executive program, for its whole process; True if made.
+
+    Called by the programs (bt_executive/app/programs.py, and each executive's ``main()``)
+    before anything else, unless :data:`SWITCH` says ``off``. A library user's process is
+    left as it is.
+    """
+    if not enabled():
+        return False
+    defer_unused_py_trees()
     defer_interface_packages()
     defer_code_generators()
+    return True
+
+
+def _field_packages(cls: Any) -> set[str]:
+    """Return the packages named by the field types of interface class ``cls`` and its parts."""
+    packages = set()
+    for part in (cls, *(getattr(cls, attribute, None) for attribute in
+                        ('Request', 'Response', 'Goal', 'Result', 'Feedback'))):
+        fields = getattr(part, '_fields_and_field_types', None)
+        if isinstance(fields, dict):
+            for type_text in fields.values():
+                packages.update(_FIELD_PACKAGE.findall(str(type_text)))
+    return packages
 
 
 def deferred(name: str) -> bool:
@@ -252,6 +320,7 @@ def trim_heap() -> None:
         pass
 
 
-__all__ = ['defer_code_generators', 'defer_for_programs', 'defer_interface_packages',
-           'defer_unused_py_trees', 'deferred', 'DeferredModule',
-           'interface_names', 'trim_heap', 'UNUSED_CODE_GENERATORS', 'UNUSED_PY_TREES']
+__all__ = ['COMMON_INTERFACES', 'defer_code_generators', 'defer_for_programs',
+           'defer_interface_package', 'defer_interface_packages', 'defer_unused_py_trees',
+           'deferred', 'DeferredModule', 'enabled', 'interface_names', 'SWITCH', 'trim_heap',
+           'UNUSED_CODE_GENERATORS', 'UNUSED_PY_TREES']

@@ -18,7 +18,7 @@ import time
 from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import TreeError
-from bt_executive.ros.dds_profile import use_dds_profile
+from bt_executive.ros.dds_profile import in_effect, use_dds_profile
 from bt_executive.ros.spin import (freeze_startup_objects, make_executor, SignalWaker,
                                    StartInterrupted)
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
@@ -55,8 +55,9 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
         stop that hangs is ended by the exit watchdog, also with 1); 2 for a bad
         parameter value.
     """
-    use_dds_profile()  # before ROS starts: writer histories per message (ros/dds_profile.py)
+    applied = use_dds_profile()  # before ROS starts: histories per message (ros/dds_profile.py)
     rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    rclpy.logging.get_logger(program).info(in_effect(applied))
     received: list[int] = []
     starting = [True]
     status = 0

@@ -107,10 +107,9 @@ class NodeSeconds:
 
     A node's clock is ROS time: the system clock (``CLOCK_REALTIME``, as ``time.time()``)
     unless ``use_sim_time`` makes it the last /clock message. ``get_clock().now()`` builds
-    an rclpy ``Time`` through four calls into rclpy's C++ layer; on the reaction path (the
-    blackboard feed stamps every message before it asks for a tick) that took 14 us at the
-    median and 29 us at p90 in bench_latency, about a fifth of the executive's path from
-    message to cancel. ``time.time()`` reads the same clock in one call. Under
+    an rclpy ``Time`` through four calls into rclpy's C++ layer, a cost on the reaction path
+    (the blackboard feed stamps every message before it asks for a tick; BENCHMARKS.md,
+    "Why the tricks are there"). ``time.time()`` reads the same clock in one call. Under
     ``use_sim_time`` the node clock is asked as before. The setting is followed at
     runtime, as rclpy's time source follows it: a post-set parameter callback.
 

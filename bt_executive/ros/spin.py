@@ -12,7 +12,7 @@ import signal
 import threading
 import time
 import traceback
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from bt_executive.ros.memory import trim_heap
 from rclpy.executors import SingleThreadedExecutor
@@ -43,10 +43,10 @@ def timer_callback(function: Callable[[], Any]) -> Callable[[], Any]:
     """Return ``function`` as a timer callback whose signature is read at no cost.
 
     rclpy reads a timer callback's signature on every call (``inspect.signature``, to
-    pass a ``TimerInfo`` to a callback that asks for one). For a bound method that is
-    8-10 us on a quiet machine, about 60 us in a fleet process of 40 executives (400
-    ticks a second, traced 2026-11-28); a plain function carrying its ``__signature__``
-    answers at once. Wrappers made with :func:`functools.wraps` copy the attribute.
+    pass a ``TimerInfo`` to a callback that asks for one), which is slow for a bound
+    method (BENCHMARKS.md, "Why the tricks are there"); a plain function carrying its
+    ``__signature__`` answers at once. Wrappers made with :func:`functools.wraps` copy
+    the attribute.
     """
     def call() -> Any:
         return function()
@@ -71,6 +71,8 @@ def freeze_startup_objects() -> None:
     trim_heap()
 
 
+#: Set to ``off`` (or 0, false, no) to never pause after a send (:class:`GiveWayAfterSend`).
+GIVE_WAY_SWITCH = 'BT_EXECUTIVE_GIVE_WAY'
 #: Seconds the executive's thread sleeps after a tick that sent something to another
 #: process, before the other tick observers run (:class:`GiveWayAfterSend`), unless a
 #: quarter of the tick interval is shorter (:data:`PAUSE_SHARE`).
@@ -85,43 +87,38 @@ class GiveWayAfterSend:
 
     A tick that sent a goal, a cancel, a request or a message wakes the process receiving
     it, and the remote half of the reaction (the receiver's DDS thread, then its callback)
-    needs a CPU. Without this the executive kept one for the other observers (snapshot,
-    delta, Groot2, the py_trees_ros stream) and the topics' publishing, 0.3-0.8 ms; with
-    a CPU-bound neighbour holding the other core the receiver waited for it
-    (BENCHMARKS.md, reaction latency). A :data:`SEND_PAUSE` sleep leaves the CPU free for
-    the receiver, and costs no CPU. ``os.sched_yield``, tried first, does not do that
-    under the kernel's EEVDF scheduler: it hands the CPU to whatever else is runnable, the
-    busy neighbour included, for a whole time slice (about 1 ms here).
-
-    The pause covers the receiver's side: its DDS thread wakes its executor, which runs
-    the callback, 0.5-0.7 ms at the median and 1.3-1.5 ms at p99 on this 2-core machine
-    (the plain-rclpy floor's cancel -> server callback). A 0.5 ms pause ended before that
-    chain had run in one reaction out of ten, quiet machine or not. At 1 ms, beside a
-    CPU-bound neighbour, the chain had not run by the pause's end in 6-18 reactions per
-    1000, and then it waited for the CPU until the observers were done: 4-5 ms reactions,
-    which made the p99.9. At 2-2.5 ms it was 0-2 per 1000. The sleep costs no CPU, and
-    in event mode it falls inside the rate cap's interval anyway (10 ms at the default
-    ``max_tick_rate``), so the next tick comes no later; the pause never takes more than
-    :data:`PAUSE_SHARE` of the tick interval. Pausing only when no CPU was free (by the
-    kernel's count of runnable tasks) was measured too, and was worse on the quiet
-    machine: in the reactions it did not pause, a CPU free by the count, the receiver
-    still waited behind the observers (return half p50 1.2 against 0.6 ms).
+    needs a CPU. Without the pause the executive kept one for the other observers
+    (snapshot, delta, Groot2, the py_trees_ros stream) and the topics' publishing; with a
+    CPU-bound neighbour holding the other core the receiver waited for it. A
+    :data:`SEND_PAUSE` sleep leaves the CPU free for the receiver, and costs no CPU; in
+    event mode it falls inside the rate cap's interval anyway, and it never takes more
+    than :data:`PAUSE_SHARE` of the tick interval. Why 2.5 ms, and the alternatives tried
+    (``os.sched_yield``, shorter pauses, pausing only when no CPU was free), with their
+    numbers: BENCHMARKS.md, "Why the tricks are there".
 
     The leaves note their sends (their host's ``note_sent``; ``sent`` takes them), inside
     a tick or out of it (a halt's cancels); the next record, of a tick or a halt, pays the
     pause once. Ticks that sent nothing (every tick of a tree without ROS leaves) pay
     nothing. What the viewers get is unchanged, and in the same order.
 
+    ``BT_EXECUTIVE_GIVE_WAY=off`` (:data:`GIVE_WAY_SWITCH`, read when the observer is
+    made) turns the pause off; BENCHMARKS.md has the reaction latencies with and without.
+
     Args:
         interval: returns the current tick interval in seconds (None: not known)
         sent: tells whether a leaf sent something since the last call, and forgets it
             (the executive core's ``take_sent``; default: never)
+        environ: where the switch is read (default: ``os.environ``)
     """
 
     def __init__(self, interval: Optional[Callable[[], Optional[float]]] = None, *,
-                 sent: Callable[[], bool] = lambda: False) -> None:
+                 sent: Callable[[], bool] = lambda: False,
+                 environ: Optional[Mapping[str, str]] = None) -> None:
         self._interval = interval
         self._sent = sent
+        environ = os.environ if environ is None else environ
+        self.enabled = environ.get(GIVE_WAY_SWITCH, '').strip().lower() not in (
+            'off', '0', 'false', 'no')
 
     def pause(self) -> float:
         """Return the seconds a tick that sent something sleeps."""
@@ -132,7 +129,7 @@ class GiveWayAfterSend:
 
     def on_tick(self, record: Any) -> None:
         """Sleep :meth:`pause` seconds if a leaf sent something since the last record."""
-        if self._sent():
+        if self._sent() and self.enabled:
             _pause(self.pause())
 
 
@@ -214,5 +211,5 @@ class StartInterrupted(BaseException):
     """A signal arrived while the executive was starting (not an Exception: never caught)."""
 
 
-__all__ = ['CallbackFaults', 'GiveWayAfterSend', 'make_executor', 'PAUSE_SHARE', 'SEND_PAUSE',
-           'SignalWaker', 'StartInterrupted', 'timer_callback']
+__all__ = ['CallbackFaults', 'GIVE_WAY_SWITCH', 'GiveWayAfterSend', 'make_executor',
+           'PAUSE_SHARE', 'SEND_PAUSE', 'SignalWaker', 'StartInterrupted', 'timer_callback']

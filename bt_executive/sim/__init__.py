@@ -14,9 +14,3 @@ Modules:
 
 See ``docs/sim_robot.md`` for the interfaces and the navigation protocol.
 """
-
-from bt_executive.ros.memory import defer_for_programs
-
-# Before robot.py imports its message packages: each imports only the types the sim uses
-# (bt_executive/ros/memory.py; the sim_robot process -2 MiB).
-defer_for_programs()

@@ -103,7 +103,7 @@ def run(path: str, *, node: Optional[str] = None, port: int = DEFAULT_PORT,
     out(f'{tool}: Groot2 on {where(replay)}  (replay of {path}: {len(timeline)} states of '
         f'{timeline.node}, from tick {timeline.tick(index)}, {state}; Ctrl-C to stop)')
     try:
-        _play(player, replay, stop, loop=loop and speed > 0, progress=(lambda text: print(
+        play_states(player, replay, stop, loop=loop and speed > 0, progress=(lambda text: print(
             f'\r{text}\x1b[K', end='', file=stream, flush=True)) if tty else None,
             out=out)
     finally:
@@ -115,8 +115,8 @@ def run(path: str, *, node: Optional[str] = None, port: int = DEFAULT_PORT,
     return 0
 
 
-def _play(player: Any, replay: Groot2Replay, stop: threading.Event, *, loop: bool,
-          progress: Optional[Callable[[str], None]], out: Callable[[str], None]) -> None:
+def play_states(player: Any, replay: Groot2Replay, stop: threading.Event, *, loop: bool,
+                progress: Optional[Callable[[str], None]], out: Callable[[str], None]) -> None:
     """Move through the states as the player says, serving each, until ``stop``."""
     timeline = player.timeline
     last, start = len(timeline) - 1, player.index

@@ -31,7 +31,7 @@ from bt_executive.observe.groot2 import DEFAULT_ADDRESS as GROOT2_ADDRESS, Groot
 from bt_executive.observe.groot2_replay import Groot2Replay
 from bt_executive.observe.replay import Timeline
 from bt_executive.viewers import replay_groot2
-from bt_executive.viewers.watch import _safe_frame, _to_text, console_for
+from bt_executive.viewers.watch import console_for, safe_frame, to_text
 from rich.live import Live
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0)
@@ -158,10 +158,10 @@ def run(path: str, *, node: Optional[str] = None, tick: Optional[int] = None,
         color = stream.isatty() and 'NO_COLOR' not in os.environ
     player = Player(timeline, index if tick is not None or not interactive else 0)
     if not interactive:
-        print(_to_text(_safe_frame(timeline.frames[player.index], height=None,
-                                   ascii_only=ascii_only, note=player.header()),
-                       color=color, width=None if not stream.isatty() else
-                       shutil.get_terminal_size().columns), file=stream)
+        print(to_text(safe_frame(timeline.frames[player.index], height=None,
+                                 ascii_only=ascii_only, note=player.header()),
+                      color=color, width=None if not stream.isatty() else
+                      shutil.get_terminal_size().columns), file=stream)
         return 0
     if groot2 is not None:
         player.suffix = f'  Groot2 {replay_groot2.where(groot2)}'
@@ -194,8 +194,8 @@ def _interactive(player: Player, *, stream: TextIO, color: bool, ascii_only: boo
                 show(player.index)  # Groot2 follows (nothing to do if it already shows it)
             size = shutil.get_terminal_size()
             console.size = (size.columns, size.lines)
-            shown = _safe_frame(player.timeline.frames[player.index], height=size.lines,
-                                ascii_only=ascii_only, note=player.header())
+            shown = safe_frame(player.timeline.frames[player.index], height=size.lines,
+                               ascii_only=ascii_only, note=player.header())
             live.update(shown, refresh=True)
             index = player.index
             wait = player.advance(time.monotonic() - moved_at)

@@ -325,17 +325,17 @@ def render_frame(snapshot: Optional[dict[str, Any]], *, color: bool = True,
     """
     renderable = frame(snapshot, height=height, now=now, received=received,
                        started=started, topic=topic, ascii_only=ascii_only, note=note)
-    return _to_text(renderable, color=color, width=width)
+    return to_text(renderable, color=color, width=width)
 
 
-def _to_text(renderable: RenderableType, *, color: bool, width: Optional[int]) -> str:
+def to_text(renderable: RenderableType, *, color: bool, width: Optional[int]) -> str:
     buffer = io.StringIO()
     console = console_for(buffer, color=color, width=width or _UNLIMITED, height=25)
     console.print(renderable, end='')
     return buffer.getvalue().rstrip('\n')
 
 
-def _safe_frame(snapshot: Optional[dict[str, Any]], **options: Any) -> RenderableType:
+def safe_frame(snapshot: Optional[dict[str, Any]], **options: Any) -> RenderableType:
     """Build a frame; a malformed snapshot becomes a note instead of a crash."""
     try:
         return frame(snapshot, **options)
@@ -344,7 +344,7 @@ def _safe_frame(snapshot: Optional[dict[str, Any]], **options: Any) -> Renderabl
         return frame(None, **options)
 
 
-class _Received:
+class Received:
     """The snapshots and deltas received, and the state they rebuild (a SnapshotState)."""
 
     def __init__(self, topic: str) -> None:
@@ -414,7 +414,7 @@ def run(*, namespace: str = '', node: str = 'bt_executive', once: bool = False,
     except ValueError as error:
         print(f'bt-executive watch: {error}', file=sys.stderr)
         return 2
-    received = _Received(topic)
+    received = Received(topic)
     stop: list[int] = []
     resized: list[int] = []
     listener = SnapshotListener(namespace, node, on_snapshot=received.on_message,
@@ -437,7 +437,7 @@ def run(*, namespace: str = '', node: str = 'bt_executive', once: bool = False,
         listener.close()
 
 
-def _once(listener: Any, received: _Received, stop: list[int], *, timeout: float,
+def _once(listener: Any, received: Received, stop: list[int], *, timeout: float,
           color: bool, tty: bool, ascii_only: bool, stream: TextIO) -> int:
     """Wait for the current state, print it as one frame; return the exit code.
 
@@ -461,8 +461,8 @@ def _once(listener: Any, received: _Received, stop: list[int], *, timeout: float
         if received.snapshot is not None and (
                 (settled and not received.model.waiting) or now - started >= timeout):
             width = shutil.get_terminal_size().columns if tty else None
-            text = _to_text(_safe_frame(received.snapshot, height=None, ascii_only=ascii_only,
-                                        note=received.note), color=color, width=width)
+            text = to_text(safe_frame(received.snapshot, height=None, ascii_only=ascii_only,
+                                      note=received.note), color=color, width=width)
             stream.write(text + '\n')
             stream.flush()
             return 0
@@ -473,7 +473,7 @@ def _once(listener: Any, received: _Received, stop: list[int], *, timeout: float
     return 0
 
 
-def _live(listener: Any, received: _Received, stop: list[int], resized: list[int], *,
+def _live(listener: Any, received: Received, stop: list[int], resized: list[int], *,
           timeout: Optional[float], color: bool, ascii_only: bool, stream: TextIO) -> None:
     """Redraw the live view until a signal (or ``timeout``)."""
     console = console_for(stream, color=color)
@@ -494,10 +494,10 @@ def _live(listener: Any, received: _Received, stop: list[int], resized: list[int
                 del resized[:]
                 size = shutil.get_terminal_size()
                 console.size = (size.columns, size.lines)
-                shown = _safe_frame(received.snapshot, height=size.lines, now=now,
-                                    received=received.time, started=started,
-                                    topic=received.topic, ascii_only=ascii_only,
-                                    note=received.note)
+                shown = safe_frame(received.snapshot, height=size.lines, now=now,
+                                   received=received.time, started=started,
+                                   topic=received.topic, ascii_only=ascii_only,
+                                   note=received.note)
                 live.update(shown, refresh=True)
                 drawn = now
     finally:
@@ -509,5 +509,5 @@ def _live(listener: Any, received: _Received, stop: list[int], resized: list[int
             pass
 
 
-__all__ = ['console_for', 'format_duration', 'frame', 'render_frame', 'run', 'strip_ansi',
-           'topic_name']
+__all__ = ['console_for', 'format_duration', 'frame', 'Received', 'render_frame', 'run',
+           'safe_frame', 'strip_ansi', 'to_text', 'topic_name']

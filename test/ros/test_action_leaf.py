@@ -444,13 +444,13 @@ def test_factory_rejects_bad_types_and_goals_at_build_time() -> None:
 def test_failure_reason_carries_the_results_error_message_and_code() -> None:
     from types import SimpleNamespace
 
-    from bt_executive.ros.leaves.actions import _why
-    assert _why(SimpleNamespace(error_code=9000, error_msg='battery empty')) == (
+    from bt_executive.ros.leaves.actions import error_detail
+    assert error_detail(SimpleNamespace(error_code=9000, error_msg='battery empty')) == (
         ': battery empty (error_code 9000)')
-    assert _why(SimpleNamespace(error_code=0, error_msg='canceled')) == ': canceled'
-    assert _why(SimpleNamespace(error_code=903, error_msg='')) == ': (error_code 903)'
-    assert _why(SimpleNamespace(sequence=[1, 2])) == ''  # Fibonacci: nothing to add
-    assert _why(None) == ''
+    assert error_detail(SimpleNamespace(error_code=0, error_msg='canceled')) == ': canceled'
+    assert error_detail(SimpleNamespace(error_code=903, error_msg='')) == ': (error_code 903)'
+    assert error_detail(SimpleNamespace(sequence=[1, 2])) == ''  # Fibonacci: nothing to add
+    assert error_detail(None) == ''
 
 
 @pytest.mark.ros

@@ -93,3 +93,56 @@ def test_with_the_profile_a_history_frees_the_buffers_of_messages_it_dropped():
     freed = _retained('profile')
     assert kept > 15.0, f'rmw_fastrtps default kept only {kept} MiB (expected ~19)'
     assert freed < 5.0, f'with the profile {freed} MiB stayed (rmw default: {kept} MiB)'
+
+
+def test_in_effect_names_the_configuration_the_process_runs_with(tmp_path):
+    assert dds_profile.PROFILE in dds_profile.in_effect(True, {}, str(tmp_path))
+    user = dds_profile.in_effect(False, {'FASTRTPS_DEFAULT_PROFILES_FILE': '/robot/dds.xml'},
+                                 str(tmp_path))
+    assert 'FASTRTPS_DEFAULT_PROFILES_FILE is set' in user and 'not applied' in user
+
+
+#: A Fast DDS profile of the user's own (valid, and changing nothing that matters here).
+USER_PROFILE = """<?xml version="1.0" encoding="UTF-8" ?>
+<dds xmlns="http://www.eprosima.com">
+  <profiles>
+    <participant profile_name="users_own" is_default_profile="true">
+      <rtps><name>users_own</name></rtps>
+    </participant>
+  </profiles>
+</dds>
+"""
+
+
+@pytest.mark.parametrize('variable', ['FASTRTPS_DEFAULT_PROFILES_FILE',
+                                      'FASTDDS_DEFAULT_PROFILES_FILE'])
+def test_an_executive_started_with_the_users_profile_keeps_it_and_says_so(tmp_path, variable):
+    profile = tmp_path / 'users_own.xml'
+    profile.write_text(USER_PROFILE)
+    environ = {name: value for name, value in os.environ.items()
+               if name not in (dds_profile.SWITCH, 'RMW_IMPLEMENTATION',
+                               *dds_profile.USER_SETTINGS)}
+    environ[variable] = str(profile)
+    # a tree file that does not exist: the executive starts ROS, logs, and exits with 1
+    result = subprocess.run(
+        [sys.executable, '-m', 'bt_executive.app.programs', 'executive', '--ros-args',
+         '-p', f'tree_file:={tmp_path / "missing.yaml"}'],
+        capture_output=True, text=True, timeout=120, env=environ, cwd=str(tmp_path),
+        stdin=subprocess.DEVNULL)
+    output = result.stdout + result.stderr
+    assert f"the process's own ({variable} is set)" in output, output
+    assert dds_profile.PROFILE not in output, output
+    assert result.returncode == 1, output
+
+
+def test_an_executive_without_a_configuration_of_its_own_says_it_uses_ours(tmp_path):
+    environ = {name: value for name, value in os.environ.items()
+               if name not in (dds_profile.SWITCH, 'RMW_IMPLEMENTATION',
+                               *dds_profile.USER_SETTINGS)}
+    result = subprocess.run(
+        [sys.executable, '-m', 'bt_executive.app.programs', 'executive', '--ros-args',
+         '-p', f'tree_file:={tmp_path / "missing.yaml"}'],
+        capture_output=True, text=True, timeout=120, env=environ, cwd=str(tmp_path),
+        stdin=subprocess.DEVNULL)
+    output = result.stdout + result.stderr
+    assert f"bt_executive's Fast DDS profile {dds_profile.PROFILE}" in output, output

@@ -431,7 +431,7 @@ def test_conversion_errors(msg_class: type, data: Any, field_path: str, message:
         str(info.value)]
 
 
-INT_LIMITS = [(name, low, high) for name, (low, high) in interfaces._INT_RANGES.items()]
+INT_LIMITS = [(name, low, high) for name, (low, high) in interfaces.INT_RANGES.items()]
 
 
 @pytest.mark.parametrize(('type_name', 'low', 'high'), INT_LIMITS)
@@ -544,7 +544,7 @@ def test_check_fields_requires_a_message_class() -> None:
 # --- property: plain data survives a round trip ---------------------------------------
 
 def _int_strategy(type_name: str) -> st.SearchStrategy[int]:
-    low, high = interfaces._INT_RANGES[type_name]
+    low, high = interfaces.INT_RANGES[type_name]
     return st.integers(min_value=low, max_value=high)
 
 
@@ -553,7 +553,7 @@ BASIC_TYPES_DATA = st.fixed_dictionaries({}, optional={
     'byte_value': st.integers(min_value=0, max_value=255),
     'float32_value': st.floats(width=32, allow_nan=False),
     'float64_value': st.floats(allow_nan=False),
-    **{f'{name}_value': _int_strategy(name) for name in interfaces._INT_RANGES},
+    **{f'{name}_value': _int_strategy(name) for name in interfaces.INT_RANGES},
 })
 
 

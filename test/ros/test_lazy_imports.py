@@ -43,7 +43,10 @@ UNUSED = ('bt_executive.observe.groot2', 'zmq', 'msgpack', 'bt_executive.viewers
           'bt_executive.observe.foxglove_server', 'foxglove', 'pydot', 'multiprocessing',
           'difflib', 'lark', 'em', 'rosidl_parser.parser', 'rosidl_pycommon')
 
-IMPORT_ONLY = 'import bt_executive.ros.executive'
+#: What a program does first (bt_executive/app/programs.py), then the executive's import.
+IMPORT_ONLY = ('from bt_executive.ros.memory import defer_for_programs\n'
+               'defer_for_programs()\n'
+               'import bt_executive.ros.executive')
 
 #: Start an executive on the patrol (event mode, no sim) and spin until its first tick.
 START = """

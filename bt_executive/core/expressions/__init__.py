@@ -25,11 +25,11 @@ from bt_executive.core.expressions.expression import (
     Expression,
     literal,
     parse,
-    read_field,
     referenced_names,
 )
 from bt_executive.core.expressions.functions import DEFAULT_FUNCTIONS
 from bt_executive.core.expressions.limits import MAX_LENGTH, MAX_NESTING
+from bt_executive.core.expressions.operations import read_field
 
 __all__ = [
     'DEFAULT_FUNCTIONS',

@@ -11,18 +11,15 @@ from typing import Any, Callable, Optional
 
 from bt_executive.core.expressions.errors import EvaluationError, ExpressionError
 from bt_executive.core.expressions.functions import DEFAULT_FUNCTIONS
-from bt_executive.core.expressions.limits import (
-    _INT_LIMIT, _MAX_SUBSTITUTED_DEPTH, MAX_INT_DIGITS, MAX_LENGTH, MAX_NESTING,
-)
-from bt_executive.core.expressions.nodes import (
-    _Node, DictDisplay, Field, Index, ListDisplay, Literal, Lookup, Name,
-)
-from bt_executive.core.expressions.operations import _read_field
-from bt_executive.core.expressions.parser import _Parser
-from bt_executive.core.expressions.rendering import _type_name
+from bt_executive.core.expressions.limits import (INT_LIMIT, MAX_INT_DIGITS, MAX_LENGTH,
+                                                  MAX_NESTING, MAX_SUBSTITUTED_DEPTH)
+from bt_executive.core.expressions.nodes import (DictDisplay, ExprNode, Field, Index, ListDisplay,
+                                                 Literal, Lookup, Name)
+from bt_executive.core.expressions.parser import Parser
+from bt_executive.core.expressions.rendering import type_name
 
 
-def _collect_names(root: _Node) -> frozenset[str]:
+def _collect_names(root: ExprNode) -> frozenset[str]:
     """Return the root names referenced anywhere under ``root``."""
     names: set[str] = set()
     pending = [root]
@@ -40,11 +37,11 @@ class Expression:
 
     __slots__ = ('_root', '_text', '_names')
 
-    _root: _Node
+    _root: ExprNode
     _text: str
     _names: frozenset[str]
 
-    def __init__(self, root: _Node, text: Optional[str] = None) -> None:
+    def __init__(self, root: ExprNode, text: Optional[str] = None) -> None:
         """Wrap a syntax tree.
 
         Args:
@@ -86,7 +83,7 @@ class Expression:
         return not self._names
 
     @property
-    def root(self) -> _Node:
+    def root(self) -> ExprNode:
         """Return the root node of the syntax tree."""
         return self._root
 
@@ -159,7 +156,7 @@ class Expression:
             TypeError: A binding is not an Expression.
             ExpressionError: The result would be nested too deeply to evaluate safely.
         """
-        roots: dict[str, _Node] = {}
+        roots: dict[str, ExprNode] = {}
         for name, expression in bindings.items():
             if not isinstance(expression, Expression):
                 raise TypeError(
@@ -169,7 +166,7 @@ class Expression:
                 roots[name] = expression.root
         if not roots:
             return self
-        limit = _MAX_SUBSTITUTED_DEPTH
+        limit = MAX_SUBSTITUTED_DEPTH
         if self._root.depth + max(node.depth for node in roots.values()) > limit:
             raise ExpressionError(
                 f'substitution would nest the expression more than {limit} levels deep',
@@ -212,7 +209,7 @@ def parse(text: str, *, functions: Optional[Mapping[str, Callable[..., Any]]] = 
         raise ExpressionError(
             f'expression is too long ({len(text)} characters; the limit is {MAX_LENGTH})',
             MAX_LENGTH + 1, text)
-    parser = _Parser(text, DEFAULT_FUNCTIONS if functions is None else functions)
+    parser = Parser(text, DEFAULT_FUNCTIONS if functions is None else functions)
     try:
         root = parser.parse()
     except RecursionError:
@@ -239,7 +236,7 @@ def literal(value: Any) -> Expression:
     return Expression(_literal_node(value, 1))
 
 
-def _literal_node(value: Any, depth: int) -> _Node:
+def _literal_node(value: Any, depth: int) -> ExprNode:
     """Build the node for one literal value."""
     if depth > MAX_NESTING:
         raise ValueError(f'value is nested more than {MAX_NESTING} levels deep')
@@ -247,7 +244,7 @@ def _literal_node(value: Any, depth: int) -> _Node:
         return Literal(None if value is None else bool(value))
     if isinstance(value, numbers.Integral):
         number = int(value)
-        if not -_INT_LIMIT < number < _INT_LIMIT:
+        if not -INT_LIMIT < number < INT_LIMIT:
             raise ValueError(f'integer has more than {MAX_INT_DIGITS} digits')
         return Literal(number)
     if isinstance(value, numbers.Real):
@@ -263,22 +260,10 @@ def _literal_node(value: Any, depth: int) -> _Node:
         items = []
         for key, item in value.items():
             if not isinstance(key, str):
-                raise TypeError(f'dict keys must be strings, got {_type_name(key)}')
+                raise TypeError(f'dict keys must be strings, got {type_name(key)}')
             items.append((str(key), _literal_node(item, depth + 1)))
         return DictDisplay(tuple(items))
-    raise TypeError(f'cannot make a literal from {_type_name(value)}')
-
-
-def read_field(value: Any, name: str) -> Any:
-    """Read the data field ``name`` of ``value`` exactly as the expression ``value.name`` does.
-
-    Mappings give their entry ``name``; ROS messages, dataclasses and named tuples their
-    declared field ``name``; anything else has no fields.
-
-    Raises:
-        EvaluationError: There is no such field, saying which fields there are.
-    """
-    return _read_field(value, name)
+    raise TypeError(f'cannot make a literal from {type_name(value)}')
 
 
 def referenced_names(text: str, *,

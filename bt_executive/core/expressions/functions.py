@@ -9,10 +9,9 @@ import operator
 import types
 from typing import Any, Callable
 
-from bt_executive.core.expressions.limits import (
-    _INT_LIMIT, _MAX_INT_TEXT, _MAX_ROUND_DIGITS, MAX_INT_DIGITS,
-)
-from bt_executive.core.expressions.rendering import _preview
+from bt_executive.core.expressions.limits import (INT_LIMIT, MAX_INT_DIGITS, MAX_INT_TEXT,
+                                                  MAX_ROUND_DIGITS)
+from bt_executive.core.expressions.rendering import preview
 
 
 def _round(value: Any, ndigits: Any = None) -> Any:
@@ -20,15 +19,15 @@ def _round(value: Any, ndigits: Any = None) -> Any:
     if ndigits is None:
         return round(value)
     digits = operator.index(ndigits)
-    if not -_MAX_ROUND_DIGITS <= digits <= _MAX_ROUND_DIGITS:
+    if not -MAX_ROUND_DIGITS <= digits <= MAX_ROUND_DIGITS:
         raise ValueError(
-            f'ndigits must be between {-_MAX_ROUND_DIGITS} and {_MAX_ROUND_DIGITS}')
+            f'ndigits must be between {-MAX_ROUND_DIGITS} and {MAX_ROUND_DIGITS}')
     return round(value, digits)
 
 
 def _int(value: Any) -> int:
     """Convert to int, refusing very long digit strings."""
-    if isinstance(value, (str, bytes, bytearray)) and len(value) > _MAX_INT_TEXT:
+    if isinstance(value, (str, bytes, bytearray)) and len(value) > MAX_INT_TEXT:
         raise ValueError(f'text is too long to convert ({len(value)} characters)')
     return int(value)
 
@@ -40,7 +39,7 @@ def _float(value: Any) -> float:
 
 def _str(value: Any) -> str:
     """Convert to str, refusing integers too large to print cheaply."""
-    if isinstance(value, int) and not -_INT_LIMIT < value < _INT_LIMIT:
+    if isinstance(value, int) and not -INT_LIMIT < value < INT_LIMIT:
         raise ValueError(f'integer is too large to convert (more than {MAX_INT_DIGITS} digits)')
     return str(value)
 
@@ -53,7 +52,7 @@ def _bool(value: Any) -> bool:
 def _clamp(value: Any, low: Any, high: Any) -> Any:
     """Return ``value`` limited to the range ``[low, high]``."""
     if high < low:
-        raise ValueError(f'low ({_preview(low)}) is above high ({_preview(high)})')
+        raise ValueError(f'low ({preview(low)}) is above high ({preview(high)})')
     if value < low:
         return low
     if value > high:

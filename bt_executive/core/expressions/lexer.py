@@ -8,7 +8,7 @@ import math
 import string
 from typing import Any, NamedTuple
 
-from bt_executive.core.expressions.rendering import _quote, _short
+from bt_executive.core.expressions.rendering import quote_literal, shorten
 
 _IDENT_START = frozenset(string.ascii_letters + '_')
 _IDENT_CHARS = frozenset(string.ascii_letters + string.digits + '_')
@@ -26,17 +26,17 @@ _BAD_OPERATORS = {
     '|': "unknown operator '|' (did you mean '||' or 'or')",
 }
 
-_KEYWORDS = frozenset(('and', 'or', 'not', 'in', 'if', 'else'))
-_CONSTANTS: dict[str, Any] = {
+KEYWORDS = frozenset(('and', 'or', 'not', 'in', 'if', 'else'))
+CONSTANTS: dict[str, Any] = {
     'true': True, 'false': False, 'null': None, 'True': True, 'False': False, 'None': None,
 }
-_RESERVED = {
+RESERVED = {
     'is': "'is' is not supported (use '==' or '!=')",
     'lambda': 'lambda expressions are not supported',
 }
 
 
-class _Token(NamedTuple):
+class Token(NamedTuple):
     """One token: ``kind`` is num, str, name, op, eof or error (value = message)."""
 
     kind: str
@@ -82,7 +82,7 @@ def _scan_number(text: str, start: int) -> tuple[int | float, int]:
             if exponent < size and text[exponent] in '+-':
                 exponent += 1
             if exponent >= size or text[exponent] not in _DIGITS:
-                raise _ScanError(f"invalid number '{_short(text[start:exponent])}'", column)
+                raise _ScanError(f"invalid number '{shorten(text[start:exponent])}'", column)
             while exponent < size and text[exponent] in _DIGITS:
                 exponent += 1
             position = exponent
@@ -93,7 +93,7 @@ def _scan_number(text: str, start: int) -> tuple[int | float, int]:
         except ValueError:
             raise _ScanError(f"number '{source[:20]}...' is too long", column) from None
         if isinstance(value, float) and not math.isfinite(value):
-            raise _ScanError(f"number '{_short(source)}' is too large", column)
+            raise _ScanError(f"number '{shorten(source)}' is too large", column)
     if position < size and text[position] in _IDENT_CHARS:
         end = position
         while end < size and text[end] in _IDENT_CHARS and end - start < 30:
@@ -141,9 +141,9 @@ def _scan_string(text: str, start: int) -> tuple[str, int]:
                 '\\xHH \\uHHHH \\UHHHHHHHH)', position + 1)
 
 
-def _tokenize(text: str) -> list[_Token]:
+def tokenize(text: str) -> list[Token]:
     """Split ``text`` into tokens; a problem becomes a final error token."""
-    tokens: list[_Token] = []
+    tokens: list[Token] = []
     size = len(text)
     position = 0
     try:
@@ -156,16 +156,16 @@ def _tokenize(text: str) -> list[_Token]:
             if char in _DIGITS or (char == '.' and position + 1 < size
                                    and text[position + 1] in _DIGITS):
                 number, end = _scan_number(text, position)
-                tokens.append(_Token('num', number, column, text[position:end]))
+                tokens.append(Token('num', number, column, text[position:end]))
             elif char in _IDENT_START:
                 end = position + 1
                 while end < size and text[end] in _IDENT_CHARS:
                     end += 1
                 word = text[position:end]
-                tokens.append(_Token('name', word, column, word))
+                tokens.append(Token('name', word, column, word))
             elif char in ('"', "'"):
                 value, end = _scan_string(text, position)
-                tokens.append(_Token('str', value, column, text[position:end]))
+                tokens.append(Token('str', value, column, text[position:end]))
             else:
                 pair = text[position:position + 2]
                 if pair == '**':
@@ -177,11 +177,11 @@ def _tokenize(text: str) -> list[_Token]:
                 elif char in _BAD_OPERATORS:
                     raise _ScanError(_BAD_OPERATORS[char], column)
                 else:
-                    raise _ScanError(f'unexpected character {_quote(char)}', column)
-                tokens.append(_Token('op', text[position:end], column, text[position:end]))
+                    raise _ScanError(f'unexpected character {quote_literal(char)}', column)
+                tokens.append(Token('op', text[position:end], column, text[position:end]))
             position = end
     except _ScanError as exc:
-        tokens.append(_Token('error', exc.message, exc.column, ''))
+        tokens.append(Token('error', exc.message, exc.column, ''))
         return tokens
-    tokens.append(_Token('eof', None, size + 1, ''))
+    tokens.append(Token('eof', None, size + 1, ''))
     return tokens

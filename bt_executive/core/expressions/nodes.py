@@ -14,10 +14,10 @@ from typing import Any, Callable, Iterator
 
 from bt_executive.core.expressions.errors import EvaluationError
 from bt_executive.core.expressions.operations import (
-    _arithmetic, _checked, _compare, _is_number, _is_plain_number, _read_field, _read_index,
-    _truth,
+    arithmetic, checked, compare, is_number, is_plain_number, read_field, read_index,
+    truth,
 )
-from bt_executive.core.expressions.rendering import _quote, _type_name
+from bt_executive.core.expressions.rendering import quote_literal, type_name
 
 Lookup = Callable[[str], Any]
 """Returns the value of a root name, or raises KeyError."""
@@ -25,19 +25,19 @@ Lookup = Callable[[str], Any]
 # Binding strengths, from the weakest: a child binding less tightly than its parent
 # needs parentheses.
 _P_CONDITIONAL = 0
-_P_OR = 1
-_P_AND = 2
-_P_NOT = 3
-_P_COMPARISON = 4
-_P_SUM = 5
-_P_TERM = 6
+P_OR = 1
+P_AND = 2
+P_NOT = 3
+P_COMPARISON = 4
+P_SUM = 5
+P_TERM = 6
 _P_UNARY = 7
 _P_POSTFIX = 8
 
-Bindings = Mapping[str, '_Node']
+Bindings = Mapping[str, 'ExprNode']
 
 
-class _Node:
+class ExprNode:
     """Base class of the syntax tree nodes; subclasses are frozen dataclasses."""
 
     __slots__ = ('depth',)
@@ -57,7 +57,7 @@ class _Node:
         """Return the binding strength of this node, for rendering."""
         return _P_POSTFIX
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the direct child nodes."""
         return iter(())
 
@@ -69,7 +69,7 @@ class _Node:
         """Return the canonical text of the node."""
         raise NotImplementedError
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Return the node with root names replaced by the nodes in ``bindings``."""
         return self
 
@@ -89,7 +89,7 @@ def _literal_key(value: Any) -> tuple[str, Any]:
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)
-class Literal(_Node):
+class Literal(ExprNode):
     """A constant: null, a boolean, a number or a string."""
 
     value: None | bool | int | float | str
@@ -105,7 +105,7 @@ class Literal(_Node):
     @property
     def precedence(self) -> int:
         """Return the binding strength (negative numbers bind like a unary minus)."""
-        if _is_plain_number(self.value) and self.render().startswith('-'):
+        if is_plain_number(self.value) and self.render().startswith('-'):
             return _P_UNARY
         return _P_POSTFIX
 
@@ -123,12 +123,12 @@ class Literal(_Node):
         if value is False:
             return 'false'
         if isinstance(value, str):
-            return _quote(value)
+            return quote_literal(value)
         return repr(value)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Name(_Node):
+class Name(ExprNode):
     """A root name: a blackboard key."""
 
     name: str
@@ -149,18 +149,18 @@ class Name(_Node):
         """Return the name."""
         return self.name
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Return the bound node for this name, or the name itself."""
         return bindings.get(self.name, self)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class ListDisplay(_Node):
+class ListDisplay(ExprNode):
     """A list display: ``[a, b, c]``."""
 
-    items: tuple[_Node, ...]
+    items: tuple[ExprNode, ...]
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the items."""
         return iter(self.items)
 
@@ -172,19 +172,19 @@ class ListDisplay(_Node):
         """Return ``[a, b]``."""
         return '[' + ', '.join(item.wrap(_P_CONDITIONAL) for item in self.items) + ']'
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Substitute inside the items."""
         items = tuple(item.substitute(bindings) for item in self.items)
         return self if items == self.items else ListDisplay(items)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class DictDisplay(_Node):
+class DictDisplay(ExprNode):
     """A dict display with string keys: ``{'a': 1}``."""
 
-    items: tuple[tuple[str, _Node], ...]
+    items: tuple[tuple[str, ExprNode], ...]
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the values."""
         return iter(value for _, value in self.items)
 
@@ -194,64 +194,65 @@ class DictDisplay(_Node):
 
     def render(self) -> str:
         """Return ``{'a': 1}``."""
-        parts = (f'{_quote(key)}: {value.wrap(_P_CONDITIONAL)}' for key, value in self.items)
+        parts = (f'{quote_literal(key)}: {value.wrap(_P_CONDITIONAL)}'
+                 for key, value in self.items)
         return '{' + ', '.join(parts) + '}'
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Substitute inside the values."""
         items = tuple((key, value.substitute(bindings)) for key, value in self.items)
         return self if items == self.items else DictDisplay(items)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Field(_Node):
+class Field(ExprNode):
     """A field access: ``base.name``."""
 
-    base: _Node
+    base: ExprNode
     name: str
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the base."""
         yield self.base
 
     def evaluate(self, lookup: Lookup) -> Any:
         """Read the field of the evaluated base."""
-        return _read_field(self.base.evaluate(lookup), self.name)
+        return read_field(self.base.evaluate(lookup), self.name)
 
     def render(self) -> str:
         """Return ``base.name`` (a number base is parenthesised: ``(5).x``)."""
         base = self.base.wrap(_P_POSTFIX)
-        if isinstance(self.base, Literal) and _is_plain_number(self.base.value):
+        if isinstance(self.base, Literal) and is_plain_number(self.base.value):
             base = f'({self.base.render()})'
         return f'{base}.{self.name}'
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Substitute inside the base."""
         base = self.base.substitute(bindings)
         return self if base is self.base else Field(base, self.name)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Index(_Node):
+class Index(ExprNode):
     """A subscript: ``base[index]``."""
 
-    base: _Node
-    index: _Node
+    base: ExprNode
+    index: ExprNode
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the base and the index."""
         yield self.base
         yield self.index
 
     def evaluate(self, lookup: Lookup) -> Any:
         """Index the evaluated base."""
-        return _read_index(self.base.evaluate(lookup), self.index.evaluate(lookup))
+        return read_index(self.base.evaluate(lookup), self.index.evaluate(lookup))
 
     def render(self) -> str:
         """Return ``base[index]``."""
         return f'{self.base.wrap(_P_POSTFIX)}[{self.index.wrap(_P_CONDITIONAL)}]'
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Substitute inside the base and the index."""
         base = self.base.substitute(bindings)
         index = self.index.substitute(bindings)
@@ -261,14 +262,14 @@ class Index(_Node):
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Call(_Node):
+class Call(ExprNode):
     """A call of a registered function: ``name(args)``."""
 
     name: str
     function: Callable[..., Any]
-    args: tuple[_Node, ...]
+    args: tuple[ExprNode, ...]
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the arguments."""
         return iter(self.args)
 
@@ -286,94 +287,94 @@ class Call(_Node):
         """Return ``name(a, b)``."""
         return f'{self.name}(' + ', '.join(arg.wrap(_P_CONDITIONAL) for arg in self.args) + ')'
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Substitute inside the arguments."""
         args = tuple(arg.substitute(bindings) for arg in self.args)
         return self if args == self.args else Call(self.name, self.function, args)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Unary(_Node):
+class Unary(ExprNode):
     """A unary minus or plus on a non-constant operand."""
 
     op: str
-    operand: _Node
+    operand: ExprNode
 
     @property
     def precedence(self) -> int:
         """Return the unary binding strength."""
         return _P_UNARY
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the operand."""
         yield self.operand
 
     def evaluate(self, lookup: Lookup) -> Any:
         """Negate (or keep) the evaluated number."""
         value = self.operand.evaluate(lookup)
-        if not _is_number(value):
-            raise EvaluationError(f"unary '{self.op}' needs a number, got {_type_name(value)}")
-        return _checked(self.op, -value if self.op == '-' else +value, value)
+        if not is_number(value):
+            raise EvaluationError(f"unary '{self.op}' needs a number, got {type_name(value)}")
+        return checked(self.op, -value if self.op == '-' else +value, value)
 
     def render(self) -> str:
         """Return ``-operand``."""
         return self.op + self.operand.wrap(_P_UNARY)
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Substitute inside the operand (folding a resulting number constant)."""
         operand = self.operand.substitute(bindings)
-        return self if operand is self.operand else _make_unary(self.op, operand)
+        return self if operand is self.operand else make_unary(self.op, operand)
 
 
-def _make_unary(op: str, operand: _Node) -> _Node:
+def make_unary(op: str, operand: ExprNode) -> ExprNode:
     """Build a unary node, folding a sign applied to a number constant."""
-    if isinstance(operand, Literal) and _is_plain_number(operand.value):
+    if isinstance(operand, Literal) and is_plain_number(operand.value):
         value: Any = operand.value  # a plain number (checked above)
         return Literal(-value if op == '-' else value)
     return Unary(op, operand)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Not(_Node):
+class Not(ExprNode):
     """A logical negation: ``not operand``."""
 
-    operand: _Node
+    operand: ExprNode
 
     @property
     def precedence(self) -> int:
         """Return the ``not`` binding strength."""
-        return _P_NOT
+        return P_NOT
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the operand."""
         yield self.operand
 
     def evaluate(self, lookup: Lookup) -> Any:
         """Return the negated truth value of the operand."""
-        return not _truth(self.operand.evaluate(lookup))
+        return not truth(self.operand.evaluate(lookup))
 
     def render(self) -> str:
         """Return ``not operand``."""
-        return 'not ' + self.operand.wrap(_P_NOT)
+        return 'not ' + self.operand.wrap(P_NOT)
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Substitute inside the operand."""
         operand = self.operand.substitute(bindings)
         return self if operand is self.operand else Not(operand)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class _Chain(_Node):
+class _Chain(ExprNode):
     """A chain of binary operations on one precedence level: ``first op operand op ...``.
 
     Every operand, the first included, binds more tightly than the chain itself: a nested
     chain of the same level is an operand only in parentheses.
     """
 
-    first: _Node
-    rest: tuple[tuple[str, _Node], ...]
+    first: ExprNode
+    rest: tuple[tuple[str, ExprNode], ...]
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the operands."""
         yield self.first
         for _, operand in self.rest:
@@ -387,7 +388,7 @@ class _Chain(_Node):
             parts.append(f' {op} {operand.wrap(inner)}')
         return ''.join(parts)
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Substitute inside the operands."""
         first = self.first.substitute(bindings)
         rest = tuple((op, operand.substitute(bindings)) for op, operand in self.rest)
@@ -403,13 +404,13 @@ class Arithmetic(_Chain):
     @property
     def precedence(self) -> int:
         """Return the sum or term binding strength."""
-        return _P_SUM if self.rest[0][0] in ('+', '-') else _P_TERM
+        return P_SUM if self.rest[0][0] in ('+', '-') else P_TERM
 
     def evaluate(self, lookup: Lookup) -> Any:
         """Apply the operations from left to right."""
         value = self.first.evaluate(lookup)
         for op, operand in self.rest:
-            value = _arithmetic(op, value, operand.evaluate(lookup))
+            value = arithmetic(op, value, operand.evaluate(lookup))
         return value
 
 
@@ -420,7 +421,7 @@ class Comparison(_Chain):
     @property
     def precedence(self) -> int:
         """Return the comparison binding strength."""
-        return _P_COMPARISON
+        return P_COMPARISON
 
     def evaluate(self, lookup: Lookup) -> Any:
         """Compare pairwise, stopping at the first false comparison."""
@@ -428,26 +429,26 @@ class Comparison(_Chain):
         result: Any = True
         for op, operand in self.rest:
             right = operand.evaluate(lookup)
-            result = _compare(op, left, right)
-            if not _truth(result):
+            result = compare(op, left, right)
+            if not truth(result):
                 return result
             left = right
         return result
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class BoolOp(_Node):
+class BoolOp(ExprNode):
     """A short-circuit chain of ``and`` or of ``or``, with Python semantics."""
 
     op: str
-    operands: tuple[_Node, ...]
+    operands: tuple[ExprNode, ...]
 
     @property
     def precedence(self) -> int:
         """Return the ``and`` or ``or`` binding strength."""
-        return _P_AND if self.op == 'and' else _P_OR
+        return P_AND if self.op == 'and' else P_OR
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the operands."""
         return iter(self.operands)
 
@@ -457,7 +458,7 @@ class BoolOp(_Node):
         value: Any = None
         for operand in self.operands:
             value = operand.evaluate(lookup)
-            if _truth(value) == stop_when:
+            if truth(value) == stop_when:
                 return value
         return value
 
@@ -466,26 +467,26 @@ class BoolOp(_Node):
         inner = self.precedence + 1
         return f' {self.op} '.join(operand.wrap(inner) for operand in self.operands)
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Substitute inside the operands."""
         operands = tuple(operand.substitute(bindings) for operand in self.operands)
         return self if operands == self.operands else BoolOp(self.op, operands)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Conditional(_Node):
+class Conditional(ExprNode):
     """A conditional expression: ``body if condition else orelse``."""
 
-    body: _Node
-    condition: _Node
-    orelse: _Node
+    body: ExprNode
+    condition: ExprNode
+    orelse: ExprNode
 
     @property
     def precedence(self) -> int:
         """Return the conditional binding strength (the weakest)."""
         return _P_CONDITIONAL
 
-    def children(self) -> Iterator[_Node]:
+    def children(self) -> Iterator[ExprNode]:
         """Yield the body, the condition and the alternative."""
         yield self.body
         yield self.condition
@@ -493,16 +494,16 @@ class Conditional(_Node):
 
     def evaluate(self, lookup: Lookup) -> Any:
         """Evaluate the condition, then only the chosen branch."""
-        if _truth(self.condition.evaluate(lookup)):
+        if truth(self.condition.evaluate(lookup)):
             return self.body.evaluate(lookup)
         return self.orelse.evaluate(lookup)
 
     def render(self) -> str:
         """Return ``a if c else b``."""
-        return (f'{self.body.wrap(_P_OR)} if {self.condition.wrap(_P_OR)} '
+        return (f'{self.body.wrap(P_OR)} if {self.condition.wrap(P_OR)} '
                 f'else {self.orelse.wrap(_P_CONDITIONAL)}')
 
-    def substitute(self, bindings: Bindings) -> _Node:
+    def substitute(self, bindings: Bindings) -> ExprNode:
         """Substitute inside the three parts."""
         parts = (self.body.substitute(bindings), self.condition.substitute(bindings),
                  self.orelse.substitute(bindings))

@@ -18,17 +18,17 @@ from typing import Any, Callable, Optional
 
 from bt_executive.core.expressions.errors import EvaluationError
 from bt_executive.core.expressions.limits import (
-    _INT_LIMIT, _INT_LIMIT_BITS, MAX_INT_DIGITS, MAX_MAGNITUDE, MAX_SEQUENCE_LENGTH,
+    INT_LIMIT, INT_LIMIT_BITS, MAX_INT_DIGITS, MAX_MAGNITUDE, MAX_SEQUENCE_LENGTH,
 )
-from bt_executive.core.expressions.rendering import _names_preview, _preview, _type_name
+from bt_executive.core.expressions.rendering import names_preview, preview, type_name
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
     """Return whether ``value`` takes part in arithmetic (bool and numpy numbers too)."""
     return isinstance(value, numbers.Real)
 
 
-def _is_plain_number(value: Any) -> bool:
+def is_plain_number(value: Any) -> bool:
     """Return whether ``value`` is a Python int or float (not a bool)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -45,9 +45,9 @@ def _exceeds(value: Any) -> bool:
         return False
 
 
-def _checked(op: str, result: Any, *operands: Any) -> Any:
+def checked(op: str, result: Any, *operands: Any) -> Any:
     """Return an arithmetic result, or raise if it grew too large."""
-    if isinstance(result, int) and not -_INT_LIMIT < result < _INT_LIMIT:
+    if isinstance(result, int) and not -INT_LIMIT < result < INT_LIMIT:
         raise EvaluationError(
             f"result of '{op}' is too large (more than {MAX_INT_DIGITS} digits)")
     if _exceeds(result) and not any(_exceeds(value) for value in operands):
@@ -56,20 +56,20 @@ def _checked(op: str, result: Any, *operands: Any) -> Any:
     return result
 
 
-def _truth(value: Any) -> bool:
+def truth(value: Any) -> bool:
     """Return the truth value of ``value``, raising EvaluationError when it has none."""
     try:
         return bool(value)
     except Exception as exc:  # noqa: BLE001 - e.g. numpy arrays
         raise EvaluationError(
-            f'cannot use {_type_name(value)} as a condition: {exc}') from exc
+            f'cannot use {type_name(value)} as a condition: {exc}') from exc
 
 
-def _arithmetic(op: str, left: Any, right: Any) -> Any:
+def arithmetic(op: str, left: Any, right: Any) -> Any:
     """Apply a binary arithmetic operator with the language's safety rules."""
     if op == '+':
-        if _is_number(left) and _is_number(right):
-            return _checked(op, left + right, left, right)
+        if is_number(left) and is_number(right):
+            return checked(op, left + right, left, right)
         for kind in (str, list, tuple):
             if isinstance(left, kind) and isinstance(right, kind):
                 length = len(left) + len(right)
@@ -78,18 +78,18 @@ def _arithmetic(op: str, left: Any, right: Any) -> Any:
                         f"result of '+' is too long ({length} items; "
                         f'the limit is {MAX_SEQUENCE_LENGTH})')
                 return left + right  # type: ignore[operator]  # same kind, checked above
-        raise EvaluationError(f'cannot add {_type_name(left)} and {_type_name(right)}')
-    if not (_is_number(left) and _is_number(right)):
+        raise EvaluationError(f'cannot add {type_name(left)} and {type_name(right)}')
+    if not (is_number(left) and is_number(right)):
         raise EvaluationError(
-            f"'{op}' needs two numbers, got {_type_name(left)} and {_type_name(right)}")
+            f"'{op}' needs two numbers, got {type_name(left)} and {type_name(right)}")
     if op == '-':
-        return _checked(op, left - right, left, right)
+        return checked(op, left - right, left, right)
     if op == '*':
         if (isinstance(left, int) and isinstance(right, int)
-                and left.bit_length() + right.bit_length() > _INT_LIMIT_BITS + 1):
+                and left.bit_length() + right.bit_length() > INT_LIMIT_BITS + 1):
             raise EvaluationError(
                 f"result of '*' is too large (more than {MAX_INT_DIGITS} digits)")
-        return _checked(op, left * right, left, right)
+        return checked(op, left * right, left, right)
     if right == 0:
         raise EvaluationError(f"division by zero in '{op}'")
     try:
@@ -101,7 +101,7 @@ def _arithmetic(op: str, left: Any, right: Any) -> Any:
             result = left % right
     except (ArithmeticError, TypeError, ValueError) as exc:
         raise EvaluationError(f"'{op}' failed: {exc}") from exc
-    return _checked(op, result, left, right)
+    return checked(op, result, left, right)
 
 
 def _is_container(value: Any) -> bool:
@@ -109,7 +109,7 @@ def _is_container(value: Any) -> bool:
     return not isinstance(value, type) and hasattr(type(value), '__contains__')
 
 
-def _compare(op: str, left: Any, right: Any) -> Any:
+def compare(op: str, left: Any, right: Any) -> Any:
     """Apply one comparison operator."""
     if op == '==':
         return left == right
@@ -119,19 +119,19 @@ def _compare(op: str, left: Any, right: Any) -> Any:
         if not _is_container(right):
             raise EvaluationError(
                 f"'{op}' needs a string, list, tuple, dict or set on the right, "
-                f'got {_type_name(right)}')
+                f'got {type_name(right)}')
         try:
             found = left in right
         except TypeError as exc:
             raise EvaluationError(
-                f'cannot look for {_type_name(left)} in {_type_name(right)}: {exc}') from exc
-        return found if op == 'in' else not _truth(found)
+                f'cannot look for {type_name(left)} in {type_name(right)}: {exc}') from exc
+        return found if op == 'in' else not truth(found)
     function = _ORDERINGS[op]
     try:
         return function(left, right)
     except TypeError as exc:
         raise EvaluationError(
-            f"cannot compare {_type_name(left)} and {_type_name(right)} with '{op}'"
+            f"cannot compare {type_name(left)} and {type_name(right)} with '{op}'"
         ) from exc
 
 
@@ -160,8 +160,15 @@ def _declared_fields(value: Any) -> Optional[frozenset[str]]:
     return None
 
 
-def _read_field(value: Any, name: str) -> Any:
-    """Read the data field ``name`` of ``value`` (a mapping or a declared-field object)."""
+def read_field(value: Any, name: str) -> Any:
+    """Read the data field ``name`` of ``value`` exactly as the expression ``value.name`` does.
+
+    Mappings give their entry ``name``; ROS messages, dataclasses and named tuples their
+    declared field ``name``; anything else has no fields.
+
+    Raises:
+        EvaluationError: There is no such field, saying which fields there are.
+    """
     if isinstance(value, Mapping):
         try:
             present = name in value
@@ -170,40 +177,40 @@ def _read_field(value: Any, name: str) -> Any:
         if present:
             return value[name]
         raise EvaluationError(
-            f"no field '{name}' in {_type_name(value)} "
-            f'(keys: {_names_preview(value.keys())})')
+            f"no field '{name}' in {type_name(value)} "
+            f'(keys: {names_preview(value.keys())})')
     fields = _declared_fields(value)
     if fields is None:
-        raise EvaluationError(f"cannot read field '{name}' of {_type_name(value)}")
+        raise EvaluationError(f"cannot read field '{name}' of {type_name(value)}")
     if name.startswith('_') or name not in fields:
         raise EvaluationError(
-            f"no field '{name}' in {_type_name(value)} (fields: {_names_preview(fields)})")
+            f"no field '{name}' in {type_name(value)} (fields: {names_preview(fields)})")
     return getattr(value, name)
 
 
-def _read_index(value: Any, key: Any) -> Any:
+def read_index(value: Any, key: Any) -> Any:
     """Read ``value[key]`` for mappings (by key) and sequences (by integer index)."""
     if isinstance(value, Mapping):
         try:
             return value[key]
         except KeyError:
             raise EvaluationError(
-                f'no key {_preview(key)} in {_type_name(value)}') from None
+                f'no key {preview(key)} in {type_name(value)}') from None
         except TypeError as exc:
             raise EvaluationError(
-                f'cannot use {_type_name(key)} as a key of {_type_name(value)}') from exc
+                f'cannot use {type_name(key)} as a key of {type_name(value)}') from exc
     cls = type(value)
     if isinstance(value, type) or not (hasattr(cls, '__getitem__') and hasattr(cls, '__len__')):
-        raise EvaluationError(f'cannot index {_type_name(value)}')
+        raise EvaluationError(f'cannot index {type_name(value)}')
     if isinstance(key, bool):
         raise EvaluationError('index must be an integer, got bool')
     try:
         index = operator.index(key)
     except TypeError:
-        raise EvaluationError(f'index must be an integer, got {_type_name(key)}') from None
+        raise EvaluationError(f'index must be an integer, got {type_name(key)}') from None
     try:
         return value[index]
     except IndexError:
         raise EvaluationError(
-            f'index {index} is out of range for {_type_name(value)} '
+            f'index {index} is out of range for {type_name(value)} '
             f'of length {len(value)}') from None

@@ -27,14 +27,14 @@ import contextlib
 from typing import Any, Callable, Iterator, Optional
 
 from bt_executive.core.expressions.errors import ExpressionError
-from bt_executive.core.expressions.lexer import _CONSTANTS, _KEYWORDS, _RESERVED, _Token, _tokenize
+from bt_executive.core.expressions.lexer import CONSTANTS, KEYWORDS, RESERVED, Token, tokenize
 from bt_executive.core.expressions.limits import MAX_NESTING
 from bt_executive.core.expressions.nodes import (
-    _make_unary, _Node, _P_AND, _P_COMPARISON, _P_NOT, _P_OR, _P_SUM, _P_TERM, Arithmetic,
-    BoolOp, Call, Comparison, Conditional, DictDisplay, Field, Index, ListDisplay, Literal,
-    Name, Not,
+    Arithmetic, BoolOp, Call, Comparison, Conditional, DictDisplay, ExprNode, Field, Index,
+    ListDisplay, Literal, make_unary, Name, Not, P_AND, P_COMPARISON, P_NOT, P_OR, P_SUM,
+    P_TERM,
 )
-from bt_executive.core.expressions.rendering import _quote, _short
+from bt_executive.core.expressions.rendering import quote_literal, shorten
 
 _COMPARISON_OPS = frozenset(('==', '!=', '<', '<=', '>', '>='))
 _SUM_OPS = frozenset(('+', '-'))
@@ -42,37 +42,37 @@ _TERM_OPS = frozenset(('*', '/', '//', '%'))
 _LOGICAL_OPS = {'||': 'or', '&&': 'and'}
 
 
-def _is_op(token: _Token, *values: str) -> bool:
+def _is_op(token: Token, *values: str) -> bool:
     """Return whether ``token`` is one of the operator tokens ``values``."""
     return token.kind == 'op' and token.value in values
 
 
-def _is_keyword(token: _Token, *words: str) -> bool:
+def _is_keyword(token: Token, *words: str) -> bool:
     """Return whether ``token`` is one of the keywords ``words``."""
     return token.kind == 'name' and token.value in words
 
 
-def _describe(token: _Token) -> str:
+def _describe(token: Token) -> str:
     """Describe a token for an error message."""
     if token.kind == 'eof':
         return 'end of expression'
     if token.kind == 'num':
-        return f'number {_short(token.source)}'
+        return f'number {shorten(token.source)}'
     if token.kind == 'str':
         source = token.source if len(token.source) <= 30 else token.source[:27] + '...'
         return f'string {source}'
-    if token.kind == 'name' and token.value not in _KEYWORDS:
-        return f"name '{_short(token.value)}'"
-    return f"'{_short(token.source)}'"
+    if token.kind == 'name' and token.value not in KEYWORDS:
+        return f"name '{shorten(token.value)}'"
+    return f"'{shorten(token.source)}'"
 
 
-class _Parser:
+class Parser:
     """A recursive-descent parser over the token list of one expression."""
 
     def __init__(self, text: str, functions: Mapping[str, Callable[..., Any]]) -> None:
         self._text = text
         self._functions = functions
-        self._tokens = _tokenize(text)
+        self._tokens = tokenize(text)
         self._position = 0
         self._nesting = 0
         self._after = ''
@@ -85,7 +85,7 @@ class _Parser:
         """Return the column of the token being looked at."""
         return self._tokens[min(self._position, len(self._tokens) - 1)].column
 
-    def parse(self) -> _Node:
+    def parse(self) -> ExprNode:
         """Parse the whole text as one expression."""
         if self._peek().kind == 'eof':
             raise self.error('empty expression', 1)
@@ -93,32 +93,32 @@ class _Parser:
         token = self._peek()
         if token.kind != 'eof':
             message = f'unexpected {_describe(token)}'
-            if token.kind in ('name', 'num', 'str') and token.value not in _KEYWORDS:
+            if token.kind in ('name', 'num', 'str') and token.value not in KEYWORDS:
                 message += ' (expected an operator)'
             raise self.error(message, token.column)
         return node
 
     # -- token access
 
-    def _peek(self, offset: int = 0) -> _Token:
+    def _peek(self, offset: int = 0) -> Token:
         token = self._tokens[min(self._position + offset, len(self._tokens) - 1)]
         if token.kind == 'error':
             raise self.error(token.value, token.column)
         return token
 
-    def _advance(self) -> _Token:
+    def _advance(self) -> Token:
         token = self._peek()
         self._position += 1
-        self._after = f"'{_short(token.source)}'"
+        self._after = f"'{shorten(token.source)}'"
         return token
 
-    def _expect(self, value: str, message: str) -> _Token:
+    def _expect(self, value: str, message: str) -> Token:
         token = self._peek()
         if not _is_op(token, value):
             raise self.error(message, token.column)
         return self._advance()
 
-    def _enter(self, token: _Token) -> None:
+    def _enter(self, token: Token) -> None:
         self._nesting += 1
         if self._nesting > MAX_NESTING:
             raise self.error(
@@ -129,7 +129,7 @@ class _Parser:
         self._nesting -= 1
 
     @contextlib.contextmanager
-    def _nested(self, token: _Token) -> Iterator[None]:
+    def _nested(self, token: Token) -> Iterator[None]:
         """Consume ``token`` (a bracket or ``else``) and parse the block one level deeper.
 
         A context manager rather than a call around the parse, so that the nesting costs
@@ -142,7 +142,7 @@ class _Parser:
         finally:
             self._leave()
 
-    def _node(self, node: _Node, column: int) -> _Node:
+    def _node(self, node: ExprNode, column: int) -> ExprNode:
         if node.depth > MAX_NESTING:
             raise self.error(
                 f'expression is nested too deeply (more than {MAX_NESTING} levels)', column)
@@ -154,7 +154,7 @@ class _Parser:
     # one loop with an explicit stack of pending chains (rather than one Python call per
     # precedence level), so that each level of brackets costs few interpreter frames.
 
-    def _expr(self) -> _Node:
+    def _expr(self) -> ExprNode:
         start = self._peek()
         body = self._operators()
         if_token = self._peek()
@@ -176,15 +176,15 @@ class _Parser:
         token = self._peek()
         if token.kind == 'op':
             if token.value in _COMPARISON_OPS:
-                level = _P_COMPARISON
+                level = P_COMPARISON
             elif token.value in _SUM_OPS:
-                level = _P_SUM
+                level = P_SUM
             elif token.value in _TERM_OPS:
-                level = _P_TERM
+                level = P_TERM
             elif token.value in _LOGICAL_OPS:
                 op = _LOGICAL_OPS[token.value]
                 self._advance()
-                return op, _P_OR if op == 'or' else _P_AND
+                return op, P_OR if op == 'or' else P_AND
             else:
                 return None
             self._advance()
@@ -193,22 +193,22 @@ class _Parser:
             return None
         if token.value in ('or', 'and'):
             self._advance()
-            return token.value, _P_OR if token.value == 'or' else _P_AND
+            return token.value, P_OR if token.value == 'or' else P_AND
         if token.value == 'in':
             self._advance()
-            return 'in', _P_COMPARISON
+            return 'in', P_COMPARISON
         if token.value == 'not' and _is_keyword(self._peek(1), 'in'):
             self._advance()
             self._advance()
             self._after = "'not in'"
-            return 'not in', _P_COMPARISON
+            return 'not in', P_COMPARISON
         if token.value == 'is':
-            raise self.error(_RESERVED['is'], token.column)
+            raise self.error(RESERVED['is'], token.column)
         return None
 
-    def _operators(self) -> _Node:
+    def _operators(self) -> ExprNode:
         """Parse an ``or_expr``: binary operators and ``not`` over unary operands."""
-        # Each pending entry is [level, column, operands, ops]; level _P_NOT is a 'not'.
+        # Each pending entry is [level, column, operands, ops]; level P_NOT is a 'not'.
         pending: list[list[Any]] = []
         nots = 0
         allow_not = True
@@ -219,7 +219,7 @@ class _Parser:
                     self._advance()
                     self._enter(token)
                     nots += 1
-                    pending.append([_P_NOT, token.column, None, None])
+                    pending.append([P_NOT, token.column, None, None])
                     token = self._peek()
                 column = token.column
                 value = self._unary()
@@ -227,7 +227,7 @@ class _Parser:
                 level = -1 if found is None else found[1]
                 while pending and pending[-1][0] > level:
                     entry = pending.pop()
-                    if entry[0] == _P_NOT:
+                    if entry[0] == P_NOT:
                         nots -= 1
                         self._leave()
                     value = self._reduce(entry, value)
@@ -240,26 +240,26 @@ class _Parser:
                     pending[-1][3].append(op)
                 else:
                     pending.append([level, column, [value], [op]])
-                allow_not = level <= _P_AND
+                allow_not = level <= P_AND
         finally:
             self._nesting -= nots
 
-    def _reduce(self, entry: list[Any], value: _Node) -> _Node:
+    def _reduce(self, entry: list[Any], value: ExprNode) -> ExprNode:
         """Complete a pending chain (or 'not') whose last operand is ``value``."""
         level, column, operands, ops = entry
-        if level == _P_NOT:
+        if level == P_NOT:
             return self._node(Not(value), column)
         operands.append(value)
-        if level in (_P_OR, _P_AND):
-            node: _Node = BoolOp(ops[0], tuple(operands))
-        elif level == _P_COMPARISON:
+        if level in (P_OR, P_AND):
+            node: ExprNode = BoolOp(ops[0], tuple(operands))
+        elif level == P_COMPARISON:
             node = Comparison(operands[0], tuple(zip(ops, operands[1:])))
         else:
             node = Arithmetic(operands[0], tuple(zip(ops, operands[1:])))
         return self._node(node, column)
 
-    def _unary(self) -> _Node:
-        signs: list[_Token] = []
+    def _unary(self) -> ExprNode:
+        signs: list[Token] = []
         try:
             while _is_op(self._peek(), '-', '+'):
                 token = self._advance()
@@ -269,10 +269,10 @@ class _Parser:
         finally:
             self._nesting -= len(signs)
         for token in reversed(signs):
-            node = self._node(_make_unary(token.value, node), token.column)
+            node = self._node(make_unary(token.value, node), token.column)
         return node
 
-    def _postfix(self) -> _Node:
+    def _postfix(self) -> ExprNode:
         node = self._primary()
         while True:
             token = self._peek()
@@ -298,18 +298,18 @@ class _Parser:
             else:
                 return node
 
-    def _primary(self) -> _Node:
+    def _primary(self) -> ExprNode:
         token = self._peek()
         if token.kind in ('num', 'str'):
             self._advance()
             return Literal(token.value)
-        if token.kind == 'name' and token.value not in _KEYWORDS:
+        if token.kind == 'name' and token.value not in KEYWORDS:
             word = token.value
-            if word in _CONSTANTS:
+            if word in CONSTANTS:
                 self._advance()
-                return Literal(_CONSTANTS[word])
-            if word in _RESERVED:
-                raise self.error(_RESERVED[word], token.column)
+                return Literal(CONSTANTS[word])
+            if word in RESERVED:
+                raise self.error(RESERVED[word], token.column)
             if word.startswith('_'):
                 raise self.error("names starting with '_' are not accessible", token.column)
             self._advance()
@@ -333,19 +333,19 @@ class _Parser:
             raise self.error(f'unexpected {_describe(token)}', token.column)
         raise self.error(f'expected an operand after {self._after}', token.column)
 
-    def _call(self, name: _Token) -> _Node:
+    def _call(self, name: Token) -> ExprNode:
         function = self._functions.get(name.value)
         if function is None:
             known = ', '.join(sorted(self._functions)) or 'none'
             raise self.error(
-                f"unknown function '{_short(name.value)}' (known: {known})", name.column)
+                f"unknown function '{shorten(name.value)}' (known: {known})", name.column)
         open_token = self._peek()
         with self._nested(open_token):
             args = self._sequence(open_token, ')')
         return self._node(Call(name.value, function, tuple(args)), name.column)
 
-    def _sequence(self, open_token: _Token, closer: str) -> list[_Node]:
-        items: list[_Node] = []
+    def _sequence(self, open_token: Token, closer: str) -> list[ExprNode]:
+        items: list[ExprNode] = []
         message = (f"expected ',' or '{closer}' to close '{open_token.value}' "
                    f'at column {open_token.column}')
         while True:
@@ -359,8 +359,8 @@ class _Parser:
             elif not _is_op(token, closer):
                 raise self.error(message, token.column)
 
-    def _dict(self, open_token: _Token) -> _Node:
-        items: list[tuple[str, _Node]] = []
+    def _dict(self, open_token: Token) -> ExprNode:
+        items: list[tuple[str, ExprNode]] = []
         seen: set[str] = set()
         message = f"expected ',' or '}}' to close '{{' at column {open_token.column}"
         while True:
@@ -375,7 +375,7 @@ class _Parser:
                     f'dict keys must be strings, got {_describe(key)}', key.column)
             self._advance()
             if key.value in seen:
-                raise self.error(f'duplicate dict key {_quote(key.value)}', key.column)
+                raise self.error(f'duplicate dict key {quote_literal(key.value)}', key.column)
             seen.add(key.value)
             self._expect(':', f"expected ':' after the dict key {_describe(key)}")
             items.append((key.value, self._expr()))

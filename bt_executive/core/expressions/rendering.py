@@ -7,33 +7,33 @@ from __future__ import annotations
 from typing import Any
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
     """Return a short, readable name for the type of ``value``."""
     if value is None:
         return 'null'
     return type(value).__name__
 
 
-def _preview(value: Any, limit: int = 40) -> str:
+def preview(value: Any, limit: int = 40) -> str:
     """Return a short representation of ``value`` that never raises."""
     try:
         if isinstance(value, str):
-            text = _quote(value)
+            text = quote_literal(value)
         else:
             text = repr(value)
     except Exception:  # noqa: BLE001 - repr of arbitrary data must not escape
-        return f'<{_type_name(value)}>'
+        return f'<{type_name(value)}>'
     if len(text) > limit:
         text = text[:limit - 3] + '...'
     return text
 
 
-def _short(text: str, limit: int = 40) -> str:
+def shorten(text: str, limit: int = 40) -> str:
     """Return source text cut to ``limit`` characters for a message (``...`` marks a cut)."""
     return text if len(text) <= limit else text[:limit - 3] + '...'
 
 
-def _names_preview(names: Any, limit: int = 10) -> str:
+def names_preview(names: Any, limit: int = 10) -> str:
     """Return a comma-separated, sorted, truncated list of names."""
     shown = sorted(str(name) for name in names)
     text = ', '.join(shown[:limit])
@@ -45,7 +45,7 @@ def _names_preview(names: Any, limit: int = 10) -> str:
 _QUOTE_ESCAPES = {'\\': '\\\\', "'": "\\'", '\n': '\\n', '\t': '\\t', '\r': '\\r'}
 
 
-def _quote(text: str) -> str:
+def quote_literal(text: str) -> str:
     """Return ``text`` as a single-quoted string literal of this language."""
     parts = ["'"]
     for char in text:

@@ -17,9 +17,10 @@ Every public name is available from here: ``from bt_executive.formats import btc
 No ROS imports here: this is the core layer.
 """
 
-# _attr is not public: it stays here for the tests that write XML the exporter's way
-from bt_executive.formats.btcpp.export import (  # noqa: F401
-    _attr, digest, export_element, export_xml, INDENT, model_tag, own_id, XML_DECLARATION)
+# xml_attribute: what the tests use to write XML the exporter's way
+from bt_executive.formats.btcpp.export import (digest, export_element, export_xml,  # noqa: F401
+                                               INDENT, model_tag, own_id, xml_attribute,
+                                               XML_DECLARATION)
 from bt_executive.formats.btcpp.importer import (
     import_document, import_xml, MAX_XML_BYTES, MAX_XML_DEPTH, MAX_XML_ELEMENTS, parse_xml,
     read_xml_file, XElement)

@@ -26,9 +26,10 @@ from bt_executive.core import yaml_source
 from bt_executive.core.errors import Diagnostic, TreeError
 from bt_executive.core.registry import Category, NodeType, Param, ParamType, Registry
 from bt_executive.core.spec import Document, NodeSpec, TreeSpec
-from bt_executive.formats.btcpp.mapping import (
-    _builtin_form, _XML_INVALID, BTCPP_FORMAT, canonical, CONDITION_LEAVES, DEFAULTS_MARKER,
-    encode_value, META_TAG, META_VERSION, OWN_PREFIX, RESERVED_IDS, yamlish)
+from bt_executive.formats.btcpp.mapping import (BTCPP_FORMAT, builtin_form, canonical,
+                                                CONDITION_LEAVES, DEFAULTS_MARKER, encode_value,
+                                                META_TAG, META_VERSION, OWN_PREFIX, RESERVED_IDS,
+                                                XML_INVALID, yamlish)
 
 #: The XML declaration that starts an exported document.
 XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
@@ -44,7 +45,7 @@ def _element(tag: str, attrs: Iterable[tuple[str, str]] = (),
     return element
 
 
-def _attr(value: str) -> str:
+def xml_attribute(value: str) -> str:
     """Return an attribute value escaped as the exporter writes it between double quotes."""
     written = ElementTree.tostring(ElementTree.Element('a', v=value), encoding='unicode')
     return written[len('<a v="'):-len('" />')]
@@ -108,7 +109,7 @@ class _Exporter:
         attrs: list[tuple[str, str]] = []
         if node_type.category is Category.SUBTREE:
             return self._subtree(spec, node_type, path, attrs)
-        mapped = _builtin_form(spec, node_type, self.registry)
+        mapped = builtin_form(spec, node_type, self.registry)
         if mapped is not None:
             bt_id, ports, markers = mapped
             tag = bt_id
@@ -191,7 +192,7 @@ class _Exporter:
     def _check_text(self, spec: NodeSpec, attrs: list[tuple[str, str]]) -> None:
         """Record a problem for every attribute value XML cannot carry."""
         for key, value in attrs:
-            if _XML_INVALID.search(value):
+            if XML_INVALID.search(value):
                 self.errors.append(Diagnostic(spec.loc, f"'{key}' holds a control character "
                                               'that XML cannot carry', spec.path))
 
@@ -292,7 +293,7 @@ def _meta(document: Document, trees: list[str]) -> dict[str, Any]:
 def _meta_comment(meta: dict[str, Any]) -> str:
     """Return the text of the ``bt_executive`` comment (without the spaces around it)."""
     text = json.dumps(meta, ensure_ascii=False, separators=(', ', ': '))
-    if _XML_INVALID.search(text):
+    if XML_INVALID.search(text):
         text = json.dumps(meta, ensure_ascii=True, separators=(', ', ': '))
     # A comment may not hold '--'; in JSON it can only occur inside strings.
     return f"{META_TAG} {text.replace('--', '-' + chr(92) + 'u002d')}"
@@ -431,4 +432,4 @@ def digest(document: Document) -> dict[str, Any]:
 
 
 __all__ = ['INDENT', 'XML_DECLARATION', 'digest', 'export_element', 'export_xml', 'model_tag',
-           'own_id']
+           'own_id', 'xml_attribute']

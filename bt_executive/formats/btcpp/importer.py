@@ -20,13 +20,14 @@ from typing import Any, Optional, Union
 from xml.parsers import expat
 
 from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
-from bt_executive.core.loader import _child_path, _strip_quotes, Loader
+from bt_executive.core.loader import child_path, Loader, strip_quotes
 from bt_executive.core.registry import Category, ParamType, Registry
 from bt_executive.core.spec import Document
-from bt_executive.formats.btcpp.mapping import (
-    _BUILTIN_PORTS, _IDENTIFIER, _read_builtin, _Unsupported, BTCPP_BUILTINS, BTCPP_FORMAT,
-    decode_value, DEFAULTS_MARKER, GENERIC_TAGS, META_TAG, META_VERSION, OWN_PREFIX)
-from bt_executive.formats.btcpp.yaml_dump import _NodeMap, dump_yaml, node_yaml
+from bt_executive.formats.btcpp.mapping import (BTCPP_BUILTINS, BTCPP_FORMAT, BUILTIN_PORTS,
+                                                decode_value, DEFAULTS_MARKER, GENERIC_TAGS,
+                                                IDENTIFIER, META_TAG, META_VERSION, OWN_PREFIX,
+                                                read_builtin, Unsupported)
+from bt_executive.formats.btcpp.yaml_dump import dump_yaml, node_yaml, NodeMap
 
 #: Largest XML file accepted by the importer, in bytes.
 MAX_XML_BYTES = 4 * 1024 * 1024
@@ -224,13 +225,13 @@ class _Importer:
                 if description:
                     tree['description'] = description
                 tree['root'] = root_node
-                out_trees[name] = _NodeMap(tree)
+                out_trees[name] = NodeMap(tree)
             else:
                 out_trees[name] = root_node
         if not trees:
             self.error(root, 'no <BehaviorTree> in the file')
-        document['trees'] = _NodeMap(out_trees)
-        return _NodeMap(document)
+        document['trees'] = NodeMap(out_trees)
+        return NodeMap(document)
 
     def _meta(self, root: XElement) -> dict[str, Any]:
         """Return the content of the ``bt_executive`` comment ({} without one)."""
@@ -304,15 +305,15 @@ class _Importer:
         name = attrs.pop('name', None)
         children = element.children
         if bt_id in BTCPP_BUILTINS:
-            for key in attrs if bt_id in _BUILTIN_PORTS else ():
-                if not key.startswith('_') and key not in _BUILTIN_PORTS.get(bt_id, ()):
-                    expected = ', '.join(_BUILTIN_PORTS.get(bt_id, ())) or 'none'
+            for key in attrs if bt_id in BUILTIN_PORTS else ():
+                if not key.startswith('_') and key not in BUILTIN_PORTS.get(bt_id, ()):
+                    expected = ', '.join(BUILTIN_PORTS.get(bt_id, ())) or 'none'
                     self.error(element, f"unknown port '{key}' for {bt_id} (ports: "
                                f'{expected})')
                     return None
             try:
-                kind, params = _read_builtin(bt_id, attrs, len(children), self.registry)
-            except (_Unsupported, ValueError) as error:
+                kind, params = read_builtin(bt_id, attrs, len(children), self.registry)
+            except (Unsupported, ValueError) as error:
                 self.error(element, str(error))
                 return None
             node_type = self.registry.get(kind)
@@ -342,8 +343,8 @@ class _Importer:
                     params[key] = decode_value(text, param.type, key)
                 except ValueError as error:
                     self.error(element, f"port '{key}': {error}")
-        display = _strip_quotes(name) if name else kind
-        path = _child_path(parent, display, siblings)
+        display = strip_quotes(name) if name else kind
+        path = child_path(parent, display, siblings)
         self.origins[path] = (element, tag)
         child_nodes = []
         child_siblings: dict[str, int] = {}
@@ -369,7 +370,7 @@ class _Importer:
         for key, text in attrs.items():
             if key.startswith('_') or key in defaults:
                 continue  # _autoremap: our subtrees always see the whole blackboard
-            if not _IDENTIFIER.match(key):
+            if not IDENTIFIER.match(key):
                 self.error(element, f"'{key}' is not a valid tree parameter name")
                 continue
             try:
@@ -381,8 +382,8 @@ class _Importer:
                 # a port the call leaves out: BT.CPP's _autoremap reads and writes the
                 # caller's entry of that name (without it, the subtree's own entry)
                 params[key] = '$' + key
-        display = _strip_quotes(name) if name else 'Subtree'
-        self.origins[_child_path(parent, display, siblings)] = (element, element.tag)
+        display = strip_quotes(name) if name else 'Subtree'
+        self.origins[child_path(parent, display, siblings)] = (element, element.tag)
         return node_yaml('Subtree', display if name else None, params, [], 'tree')
 
     def relocate(self, diagnostic: Diagnostic) -> Diagnostic:
@@ -416,7 +417,7 @@ def _with_call_ports(models: dict[str, dict[str, Any]],
             continue
         for key in element.attrs:
             if key not in ('ID', 'name') and not key.startswith('_') \
-                    and _IDENTIFIER.match(key):
+                    and IDENTIFIER.match(key):
                 params.setdefault(target, {}).setdefault(key, None)
     return params
 

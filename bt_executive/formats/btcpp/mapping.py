@@ -6,7 +6,7 @@ A port value is a string; :func:`encode_value` and :func:`decode_value` translat
 typed values (with blackboard references and expressions) to and from it. The mapping
 table (:data:`MAPPINGS`, rendered in ``docs/btcpp.md``) says which of our node types
 become which BT.CPP built-in: :func:`_forward` and :func:`_reverse` implement it, and
-:func:`_builtin_form` keeps only the mappings that read back to the same node.
+:func:`builtin_form` keeps only the mappings that read back to the same node.
 
 No ROS imports here: this is the core layer.
 """
@@ -58,10 +58,10 @@ RESERVED_IDS = BTCPP_BUILTINS | frozenset(GENERIC_TAGS) | frozenset((
 CONDITION_LEAVES = frozenset(('Condition', 'TopicCondition', 'BlackboardExists'))
 
 _REFERENCE = re.compile(r'\$[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*\Z')
-_IDENTIFIER = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
+IDENTIFIER = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
 _INT = re.compile(r'[-+]?\d+\Z')
 _FLOAT = re.compile(r'[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?\Z')
-_XML_INVALID = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
+XML_INVALID = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 _MISSING = object()
 
 
@@ -110,7 +110,7 @@ def canonical(data: Any) -> Any:
 def _json(data: Any) -> str:
     """Return ``json:`` and the JSON of YAML-level data (ASCII when XML needs it)."""
     text = json.dumps(data, ensure_ascii=False, separators=(', ', ': '))
-    if _XML_INVALID.search(text):
+    if XML_INVALID.search(text):
         text = json.dumps(data, ensure_ascii=True, separators=(', ', ': '))
     return 'json:' + text
 
@@ -160,7 +160,7 @@ def encode_value(data: Any, kind: ParamType = ParamType.ANY) -> str:
         same = canonical(decode_value(raw, kind)) == canonical(written)
     except ValueError:
         same = False
-    if same and not _XML_INVALID.search(raw):
+    if same and not XML_INVALID.search(raw):
         return raw
     return _json(written)
 
@@ -405,7 +405,7 @@ def _forward(spec: NodeSpec) -> Optional[tuple[str, dict[str, str]]]:
     if kind == 'SetBlackboard':
         key, value = spec.params.get('key'), spec.params.get('value')
         if set(spec.params) != {'key', 'value'} or not key.is_static \
-                or not _IDENTIFIER.match(key.data):
+                or not IDENTIFIER.match(key.data):
             return None
         data = value.data
         if isinstance(data, (Dynamic, dict, list)) or data is None:
@@ -416,18 +416,18 @@ def _forward(spec: NodeSpec) -> Optional[tuple[str, dict[str, str]]]:
         return 'SetBlackboard', {'output_key': key.data, 'value': encoded}
     if kind == 'UnsetBlackboard':
         key = spec.params.get('key')
-        if key is None or not key.is_static or not _IDENTIFIER.match(key.data):
+        if key is None or not key.is_static or not IDENTIFIER.match(key.data):
             return None
         return 'UnsetBlackboard', {'key': key.data}
     return None
 
 
-class _Unsupported(ValueError):
+class Unsupported(ValueError):
     """A BT.CPP element we read but cannot express."""
 
 
 #: BT.CPP built-ins the importer understands, with their ports.
-_BUILTIN_PORTS = {
+BUILTIN_PORTS = {
     'Sequence': (), 'ReactiveSequence': (), 'Fallback': (), 'ReactiveFallback': (),
     'Parallel': ('success_count', 'failure_count'), 'IfThenElse': (), 'Inverter': (),
     'ForceSuccess': (), 'ForceFailure': (), 'KeepRunningUntilFailure': (),
@@ -456,7 +456,7 @@ def _reverse(bt_id: str, ports: Mapping[str, str], children: int) -> tuple[str, 
     """Map a BT.CPP built-in with its ports to our type and YAML-level parameters.
 
     Raises:
-        _Unsupported: when the built-in or these port values have no equivalent.
+        Unsupported: when the built-in or these port values have no equivalent.
     """
     if bt_id in ('Sequence', 'ReactiveSequence', 'IfThenElse', 'Inverter', 'ForceSuccess',
                  'ForceFailure'):
@@ -476,14 +476,14 @@ def _reverse(bt_id: str, ports: Mapping[str, str], children: int) -> tuple[str, 
             return 'Parallel', {}
         if success == 1 and failure in (-1, children):
             return 'Parallel', {'success': 'one', 'failure': 'all'}
-        raise _Unsupported(f'Parallel with success_count={success} failure_count={failure} '
-                           'has no equivalent (supported: success_count -1 or the number '
-                           'of children with failure_count 1, and success_count 1 with '
-                           'failure_count -1 or the number of children)')
+        raise Unsupported(f'Parallel with success_count={success} failure_count={failure} '
+                          'has no equivalent (supported: success_count -1 or the number '
+                          'of children with failure_count 1, and success_count 1 with '
+                          'failure_count -1 or the number of children)')
     if bt_id in ('Repeat', 'RetryUntilSuccessful'):
         port = 'num_cycles' if bt_id == 'Repeat' else 'num_attempts'
         if port not in ports:
-            raise _Unsupported(f"{bt_id} needs the port '{port}'")
+            raise Unsupported(f"{bt_id} needs the port '{port}'")
         value = decode_value(ports[port], ParamType.INT, port)
         if value == -1:
             return ('SuccessIsRunning' if bt_id == 'Repeat' else 'UntilSuccess'), {}
@@ -493,41 +493,41 @@ def _reverse(bt_id: str, ports: Mapping[str, str], children: int) -> tuple[str, 
     if bt_id in ('Timeout', 'Delay', 'Sleep'):
         port = 'delay_msec' if bt_id == 'Delay' else 'msec'
         if port not in ports:
-            raise _Unsupported(f"{bt_id} needs the port '{port}'")
+            raise Unsupported(f"{bt_id} needs the port '{port}'")
         text = ports[port].strip()
         if not _INT.match(text) or int(text) < 0:
-            raise _Unsupported(f'{port} must be a whole number of milliseconds, got '
-                               f"'{ports[port]}' (a blackboard pointer would need a "
-                               'unit conversion)')
+            raise Unsupported(f'{port} must be a whole number of milliseconds, got '
+                              f"'{ports[port]}' (a blackboard pointer would need a "
+                              'unit conversion)')
         return ('Wait' if bt_id == 'Sleep' else bt_id), {'seconds': _seconds(int(text))}
     if bt_id == 'RunOnce':
         if decode_value(ports.get('then_skip', 'true'), ParamType.BOOL) is not False:
-            raise _Unsupported('RunOnce with then_skip="true" returns SKIPPED, which '
-                               'bt_executive has no status for; use then_skip="false"')
+            raise Unsupported('RunOnce with then_skip="true" returns SKIPPED, which '
+                              'bt_executive has no status for; use then_skip="false"')
         return 'OneShot', {}
     if bt_id == 'SetBlackboard':
         for port in ('output_key', 'value'):
             if port not in ports:
-                raise _Unsupported(f"SetBlackboard needs the port '{port}'")
+                raise Unsupported(f"SetBlackboard needs the port '{port}'")
         key = ports['output_key'].strip()
         if key.startswith('{') and key.endswith('}'):
             key = key[1:-1].strip()
-        if not _IDENTIFIER.match(key):
-            raise _Unsupported(f"output_key must be a blackboard key, got '{key}'")
+        if not IDENTIFIER.match(key):
+            raise Unsupported(f"output_key must be a blackboard key, got '{key}'")
         return 'SetBlackboard', {'key': key,
                                  'value': decode_value(ports['value'], ParamType.ANY)}
     if bt_id == 'UnsetBlackboard':
         if 'key' not in ports:
-            raise _Unsupported("UnsetBlackboard needs the port 'key'")
+            raise Unsupported("UnsetBlackboard needs the port 'key'")
         return 'UnsetBlackboard', {'key': ports['key']}
     reason = _UNSUPPORTED.get(bt_id, 'bt_executive has no node with its semantics')
-    raise _Unsupported(f'BT.CPP node {bt_id} has no bt_executive equivalent: {reason}')
+    raise Unsupported(f'BT.CPP node {bt_id} has no bt_executive equivalent: {reason}')
 
 
 # ---- both directions: a built-in only when it reads back as the same node --------------------
 
-def _builtin_form(spec: NodeSpec, node_type: NodeType, registry: Registry
-                  ) -> Optional[tuple[str, dict[str, str], dict[str, str]]]:
+def builtin_form(spec: NodeSpec, node_type: NodeType, registry: Registry
+                 ) -> Optional[tuple[str, dict[str, str], dict[str, str]]]:
     """Return (BT.CPP ID, ports, markers) when the node maps exactly to a built-in."""
     forward = _forward(spec)
     if forward is None:
@@ -535,7 +535,7 @@ def _builtin_form(spec: NodeSpec, node_type: NodeType, registry: Registry
     bt_id, ports = forward
     try:
         back_type, back_params = _reverse(bt_id, ports, len(spec.children))
-    except (_Unsupported, ValueError):
+    except (Unsupported, ValueError):
         return None
     markers: dict[str, str] = {}
     if back_type != spec.type:
@@ -549,24 +549,24 @@ def _builtin_form(spec: NodeSpec, node_type: NodeType, registry: Registry
                 return None
             markers[PARAM_MARKER + name] = encode_value(value.data, param.type)
     try:
-        check_type, check_params = _read_builtin(bt_id, {**ports, **markers},
-                                                 len(spec.children), registry)
-    except (_Unsupported, ValueError):
+        check_type, check_params = read_builtin(bt_id, {**ports, **markers},
+                                                len(spec.children), registry)
+    except (Unsupported, ValueError):
         return None
     if check_type != spec.type or canonical(check_params) != canonical(ours):
         return None
     return bt_id, ports, markers
 
 
-def _read_builtin(bt_id: str, attrs: Mapping[str, str], children: int,
-                  registry: Registry) -> tuple[str, dict]:
+def read_builtin(bt_id: str, attrs: Mapping[str, str], children: int,
+                 registry: Registry) -> tuple[str, dict]:
     """Read a built-in element's ports and markers into our type and YAML-level params."""
     ports = {k: v for k, v in attrs.items() if not k.startswith('_')}
     kind, params = _reverse(bt_id, ports, children)
     if TYPE_MARKER in attrs:
         kind = attrs[TYPE_MARKER]
         if registry.get(kind) is None:
-            raise _Unsupported(f"{TYPE_MARKER}='{kind}' is not a bt_executive node type")
+            raise Unsupported(f"{TYPE_MARKER}='{kind}' is not a bt_executive node type")
         kind = registry.get(kind).name
     node_type = registry.get(kind)
     for key, text in attrs.items():
@@ -574,7 +574,7 @@ def _read_builtin(bt_id: str, attrs: Mapping[str, str], children: int,
             name = key[len(PARAM_MARKER):]
             param = node_type.param(name)
             if param is None:
-                raise _Unsupported(f"{key}: {kind} has no parameter '{name}'")
+                raise Unsupported(f"{key}: {kind} has no parameter '{name}'")
             params[name] = decode_value(text, param.type, name)
     return kind, params
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from bt_executive.core.loader import _strip_quotes
+from bt_executive.core.loader import strip_quotes
 from bt_executive.core.yaml_source import resolve_plain, STR_TAG
 import yaml
 
@@ -21,8 +21,8 @@ def node_yaml(kind: str, name: Optional[str], params: dict[str, Any],
               children: list[Any], primary: Optional[str] = None) -> Any:
     """Return one node in the YAML short form (the explicit form for awkward names)."""
     if name is not None and name != kind and (
-            not _NODE_NAME.match(name) or _strip_quotes(name) != name):
-        node: dict[str, Any] = _NodeMap(type=kind, name=name)
+            not _NODE_NAME.match(name) or strip_quotes(name) != name):
+        node: dict[str, Any] = NodeMap(type=kind, name=name)
         if params:
             node['params'] = params
         if children:
@@ -30,18 +30,18 @@ def node_yaml(kind: str, name: Optional[str], params: dict[str, Any],
         return node
     key = kind if name is None or name == kind else f'{kind} {name}'
     if params and children:
-        return _NodeMap({key: _NodeMap({**params, 'children': children})})
+        return NodeMap({key: NodeMap({**params, 'children': children})})
     if children:
-        return _NodeMap({key: children})
+        return NodeMap({key: children})
     if not params:
         return key
     if primary is not None and list(params) == [primary] \
             and not isinstance(params[primary], (dict, list)) and params[primary] is not None:
-        return _NodeMap({key: params[primary]})
-    return _NodeMap({key: params})
+        return NodeMap({key: params[primary]})
+    return NodeMap({key: params})
 
 
-class _NodeMap(dict):
+class NodeMap(dict):
     """A node mapping: written in block style (parameter mappings may be flow style)."""
 
 
@@ -61,7 +61,7 @@ class _Dumper(yaml.SafeDumper):
         return tag
 
 
-_Dumper.add_representer(_NodeMap, lambda dumper, data: dumper.represent_mapping(
+_Dumper.add_representer(NodeMap, lambda dumper, data: dumper.represent_mapping(
     'tag:yaml.org,2002:map', data.items(), flow_style=False))
 
 

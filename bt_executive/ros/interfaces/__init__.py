@@ -16,7 +16,7 @@ classes) and ``convert`` (:func:`to_message`, :func:`check_fields`,
 from bt_executive.ros.interfaces.convert import (
     check_field_paths, check_fields, Deferred, fields_of, to_dict, to_message)
 # Private, but the tests use it.
-from bt_executive.ros.interfaces.fields import _INT_RANGES  # noqa: F401
+from bt_executive.ros.interfaces.fields import INT_RANGES
 from bt_executive.ros.interfaces.names import (
     feedback_class, goal_class, InterfaceError, InterfaceName, is_available, KINDS,
     message_class_for, parse_type_string, PARTS, request_class, resolve, response_class,
@@ -24,6 +24,7 @@ from bt_executive.ros.interfaces.names import (
 
 __all__ = [
     'Deferred',
+    'INT_RANGES',
     'InterfaceError',
     'InterfaceName',
     'KINDS',

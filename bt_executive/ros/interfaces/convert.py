@@ -34,11 +34,11 @@ import numbers
 from typing import Any, Optional
 
 from bt_executive.ros.interfaces.fields import (
-    _ARRAY_TYPECODES, _declared_fields, _describe_base, _field_specs, _FieldSpec,
-    _FLOAT32_MAX, _FLOAT_TYPES, _INT_RANGES, _NUMPY_DTYPES, _require_message_class,
-    _STAMP_TYPES, _STRING_TYPES)
-from bt_executive.ros.interfaces.names import (
-    _did_you_mean, _type_name, InterfaceError, resolve, type_string_of)
+    ARRAY_TYPECODES, declared_fields, describe_base, field_specs, FieldSpec,
+    FLOAT32_MAX, FLOAT_TYPES, INT_RANGES, NUMPY_DTYPES, require_message_class,
+    STAMP_TYPES, STRING_TYPES)
+from bt_executive.ros.interfaces.names import (did_you_mean, InterfaceError, resolve, type_name,
+                                               type_string_of)
 
 
 class Deferred:
@@ -77,8 +77,8 @@ def fields_of(msg_class: type) -> dict[str, str]:
     Raises:
         InterfaceError: If ``msg_class`` is not a message class.
     """
-    _require_message_class(msg_class)
-    return _declared_fields(msg_class)
+    require_message_class(msg_class)
+    return declared_fields(msg_class)
 
 
 def to_message(msg_class: type, data: Any, *, path: str = '',
@@ -102,7 +102,7 @@ def to_message(msg_class: type, data: Any, *, path: str = '',
         InterfaceError: For the first problem found (unknown field, wrong type, value
             out of range, wrong array length); ``field_path`` says where.
     """
-    _require_message_class(msg_class)
+    require_message_class(msg_class)
     walker = _Walker(build=True, resolve_deferred=resolve_deferred)
     result = walker.message(msg_class, data, path)
     if walker.errors:
@@ -125,7 +125,7 @@ def check_fields(msg_class: type, data: Any, *, path: str = '') -> list[Interfac
     Returns:
         One error per problem found, in field order; empty if the data fits.
     """
-    _require_message_class(msg_class)
+    require_message_class(msg_class)
     walker = _Walker(build=False, resolve_deferred=None)
     walker.message(msg_class, data, path)
     return walker.errors
@@ -148,11 +148,11 @@ def check_field_paths(msg_class: type, data: Mapping[str, Any], *,
     Returns:
         One error per key that names no field, in key order.
     """
-    _require_message_class(msg_class)
+    require_message_class(msg_class)
     errors: list[InterfaceError] = []
     for key, value in data.items():
         where = _join(path, str(key))
-        spec: Optional[_FieldSpec] = None
+        spec: Optional[FieldSpec] = None
         current: Optional[type] = msg_class
         for part in str(key).split('.'):
             if spec is not None and spec.container:
@@ -166,12 +166,12 @@ def check_field_paths(msg_class: type, data: Mapping[str, Any], *,
                 continue
             if current is None:
                 assert spec is not None
-                if part.isdigit() and spec.base in _STRING_TYPES:
+                if part.isdigit() and spec.base in STRING_TYPES:
                     break  # a character of a string
                 errors.append(InterfaceError(
                     f'{spec.describe()} has no field {part!r}', field_path=where))
                 break
-            specs = _field_specs(current)
+            specs = field_specs(current)
             spec = specs.get(part)
             if spec is None:
                 errors.append(InterfaceError(
@@ -209,8 +209,8 @@ def to_dict(msg: Any) -> dict[str, Any]:
         InterfaceError: If ``msg`` is not a message instance.
     """
     if isinstance(msg, type) or not hasattr(type(msg), 'get_fields_and_field_types'):
-        raise InterfaceError(f'expected a ROS message instance, got {_type_name(msg)}')
-    specs = _field_specs(type(msg))
+        raise InterfaceError(f'expected a ROS message instance, got {type_name(msg)}')
+    specs = field_specs(type(msg))
     return {name: _plain(getattr(msg, name), spec) for name, spec in specs.items()}
 
 
@@ -247,13 +247,13 @@ class _Walker:
         type_string = type_string_of(msg_class)
         if not isinstance(data, Mapping):
             return self.fail(path, f'expected a mapping of {type_string} fields, '
-                                   f'got {_type_name(data)}')
-        specs = _field_specs(msg_class)
+                                   f'got {type_name(data)}')
+        specs = field_specs(msg_class)
         msg = msg_class() if self.build else None
         errors_before = len(self.errors)
         for key, value in data.items():
             if not isinstance(key, str):
-                self.fail(path, f'field names must be strings, got {_type_name(key)} '
+                self.fail(path, f'field names must be strings, got {type_name(key)} '
                                 f'{key!r} in {type_string}')
                 continue
             field_path = _join(path, key)
@@ -279,7 +279,7 @@ class _Walker:
                                    'not resolved')
         return self.resolve_deferred(value)
 
-    def field(self, spec: _FieldSpec, value: Any, path: str) -> Any:
+    def field(self, spec: FieldSpec, value: Any, path: str) -> Any:
         """Convert the value of one field, single or container."""
         if isinstance(value, Deferred):
             value = self.undefer(value, path)
@@ -289,11 +289,11 @@ class _Walker:
             return self.container(spec, value, path)
         return self.element(spec, value, path)
 
-    def container(self, spec: _FieldSpec, value: Any, path: str) -> Any:
+    def container(self, spec: FieldSpec, value: Any, path: str) -> Any:
         """Convert an array or sequence value."""
         base = spec.base
         if isinstance(value, (str, Mapping)) or not _is_listlike(value, base):
-            return self.fail(path, f'expected {spec.describe()}, got {_type_name(value)}')
+            return self.fail(path, f'expected {spec.describe()}, got {type_name(value)}')
         length = len(value)
         if spec.container == 'array' and length != spec.size:
             return self.fail(path, f'expected exactly {spec.size} items, got {length}')
@@ -311,7 +311,7 @@ class _Walker:
             items.append(converted)
         return _FAILED if failed else items
 
-    def element(self, spec: _FieldSpec, value: Any, path: str) -> Any:
+    def element(self, spec: FieldSpec, value: Any, path: str) -> Any:
         """Convert one non-container value."""
         if isinstance(value, Deferred):
             value = self.undefer(value, path)
@@ -323,17 +323,17 @@ class _Walker:
         if base == 'boolean':
             if isinstance(value, bool) or _is_numpy_bool(value):
                 return bool(value)
-            return self.fail(path, f'expected a bool, got {_type_name(value)}')
-        if base in _INT_RANGES:
+            return self.fail(path, f'expected a bool, got {type_name(value)}')
+        if base in INT_RANGES:
             return self.integer(base, value, path)
-        if base in _FLOAT_TYPES:
+        if base in FLOAT_TYPES:
             return self.floating(base, value, path)
-        if base in _STRING_TYPES:
+        if base in STRING_TYPES:
             if not isinstance(value, str):
-                return self.fail(path, f'expected {_describe_base(spec)}, '
-                                       f'got {_type_name(value)}')
+                return self.fail(path, f'expected {describe_base(spec)}, '
+                                       f'got {type_name(value)}')
             if spec.string_bound is not None and len(value) > spec.string_bound:
-                return self.fail(path, f'expected {_describe_base(spec)}, got '
+                return self.fail(path, f'expected {describe_base(spec)}, got '
                                        f'{len(value)} characters')
             return value
         if base == 'octet':
@@ -343,17 +343,17 @@ class _Walker:
                 if 0 <= int(value) <= 255:
                     return bytes((int(value),))
                 return self.fail(path, f'value {value} is out of range for octet [0, 255]')
-            return self.fail(path, f'expected {_describe_base(spec)}, got {_type_name(value)}')
+            return self.fail(path, f'expected {describe_base(spec)}, got {type_name(value)}')
         if base == 'char':
             if isinstance(value, str) and len(value) == 1:
                 return value
-            return self.fail(path, f'expected a single character, got {_type_name(value)}')
+            return self.fail(path, f'expected a single character, got {type_name(value)}')
         return self.fail(path, f'unsupported field type {spec.text!r}')
 
     def integer(self, base: str, value: Any, path: str) -> Any:
         """Convert an integer value and check it fits ``base``."""
         if isinstance(value, bool) or _is_numpy_bool(value):
-            return self.fail(path, f'expected an integer, got {_type_name(value)}')
+            return self.fail(path, f'expected an integer, got {type_name(value)}')
         if isinstance(value, numbers.Integral):
             number = int(value)
         elif isinstance(value, numbers.Real):
@@ -363,8 +363,8 @@ class _Walker:
                                        f'{as_float!r}')
             number = int(as_float)
         else:
-            return self.fail(path, f'expected an integer, got {_type_name(value)}')
-        low, high = _INT_RANGES[base]
+            return self.fail(path, f'expected an integer, got {type_name(value)}')
+        low, high = INT_RANGES[base]
         if not low <= number <= high:
             return self.fail(path, f'value {number} is out of range for {base} '
                                    f'[{low}, {high}]')
@@ -374,16 +374,16 @@ class _Walker:
         """Convert a float value and check it fits ``base``."""
         if (isinstance(value, bool) or _is_numpy_bool(value)
                 or not isinstance(value, numbers.Real)):
-            return self.fail(path, f'expected a float, got {_type_name(value)}')
+            return self.fail(path, f'expected a float, got {type_name(value)}')
         try:
             number = float(value)
         except OverflowError:
             return self.fail(path, f'value {value} is out of range for {base}')
-        if base == 'float' and math.isfinite(number) and abs(number) > _FLOAT32_MAX:
+        if base == 'float' and math.isfinite(number) and abs(number) > FLOAT32_MAX:
             return self.fail(path, f'value {number!r} is out of range for float (float32)')
         return number
 
-    def nested(self, spec: _FieldSpec, value: Any, path: str) -> Any:
+    def nested(self, spec: FieldSpec, value: Any, path: str) -> Any:
         """Convert a nested message value (mapping, instance, or seconds for stamps)."""
         try:
             nested_class = resolve(spec.base, kind='msg')
@@ -391,13 +391,13 @@ class _Walker:
             return self.fail(path, exc.message)
         if isinstance(value, nested_class):
             return value
-        if spec.base in _STAMP_TYPES:
+        if spec.base in STAMP_TYPES:
             converted = self.stamp(spec.base, nested_class, value, path)
             if converted is not None:
                 return converted
         if isinstance(value, Mapping):
             return self.message(nested_class, value, path)
-        return self.fail(path, f'expected {_describe_base(spec)}, got {_type_name(value)}')
+        return self.fail(path, f'expected {describe_base(spec)}, got {type_name(value)}')
 
     def stamp(self, base: str, stamp_class: type, value: Any, path: str) -> Any:
         """Convert seconds (or an rclpy Time/Duration) to a stamp; None if not applicable."""
@@ -419,7 +419,7 @@ class _Walker:
         nanosec = int(round((seconds - whole) * 1e9))
         if nanosec >= 1_000_000_000:
             whole, nanosec = whole + 1, nanosec - 1_000_000_000
-        low, high = _INT_RANGES['int32']
+        low, high = INT_RANGES['int32']
         if not low <= whole <= high:
             return self.fail(path, f'value {seconds!r} seconds is out of range for '
                                    f'{base} (int32 seconds)')
@@ -430,7 +430,7 @@ class _Walker:
 
 def _unknown_field(key: str, type_string: str, specs: Mapping[str, Any]) -> str:
     """Return the message for a field name ``key`` that the type's ``specs`` lack."""
-    return (f'unknown field {key!r} for {type_string}{_did_you_mean(key, specs)}; '
+    return (f'unknown field {key!r} for {type_string}{did_you_mean(key, specs)}; '
             f'valid fields: {", ".join(specs) or "(none)"}')
 
 
@@ -454,7 +454,7 @@ def _is_listlike(value: Any, base: str) -> bool:
     return getattr(value, 'ndim', None) == 1 and hasattr(value, 'tolist')
 
 
-def _take_whole(value: Any, spec: _FieldSpec) -> Any:
+def _take_whole(value: Any, spec: FieldSpec) -> Any:
     """Return a container value usable as is (no per-item checks needed), else None."""
     base = spec.base
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -464,14 +464,14 @@ def _take_whole(value: Any, spec: _FieldSpec) -> Any:
             return array.array('B', bytes(value))
         return list(bytes(value))
     if isinstance(value, array.array):
-        return value if _ARRAY_TYPECODES.get(base) == value.typecode else None
+        return value if ARRAY_TYPECODES.get(base) == value.typecode else None
     dtype = getattr(value, 'dtype', None)
-    if dtype is not None and _NUMPY_DTYPES.get(base) == str(dtype):
+    if dtype is not None and NUMPY_DTYPES.get(base) == str(dtype):
         return value
     return None
 
 
-def _plain(value: Any, spec: Optional[_FieldSpec]) -> Any:
+def _plain(value: Any, spec: Optional[FieldSpec]) -> Any:
     """Convert a field value to plain Python data for :func:`to_dict`."""
     if hasattr(type(value), 'get_fields_and_field_types'):
         return to_dict(value)

@@ -3,8 +3,8 @@
 """Field types of generated message classes: the basic types and parsed field specs.
 
 ``get_fields_and_field_types()`` of a generated class gives each field's type as a string
-such as ``'sequence<string<5>, 3>'``; :func:`_field_specs` parses those into
-:class:`_FieldSpec` objects that the converter checks values against.
+such as ``'sequence<string<5>, 3>'``; :func:`field_specs` parses those into
+:class:`FieldSpec` objects that the converter checks values against.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Optional
 from bt_executive.ros.interfaces.names import InterfaceError
 
 
-_INT_RANGES: dict[str, tuple[int, int]] = {
+INT_RANGES: dict[str, tuple[int, int]] = {
     'int8': (-2 ** 7, 2 ** 7 - 1),
     'uint8': (0, 2 ** 8 - 1),
     'int16': (-2 ** 15, 2 ** 15 - 1),
@@ -26,27 +26,27 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
     'int64': (-2 ** 63, 2 ** 63 - 1),
     'uint64': (0, 2 ** 64 - 1),
 }
-_FLOAT32_MAX = 3.4028234663852886e+38
-_FLOAT_TYPES = ('float', 'double', 'long double')
-_STRING_TYPES = ('string', 'wstring')
+FLOAT32_MAX = 3.4028234663852886e+38
+FLOAT_TYPES = ('float', 'double', 'long double')
+STRING_TYPES = ('string', 'wstring')
 _BASIC_TYPES = frozenset(
-    (*_INT_RANGES, *_FLOAT_TYPES, *_STRING_TYPES, 'boolean', 'octet', 'char'))
+    (*INT_RANGES, *FLOAT_TYPES, *STRING_TYPES, 'boolean', 'octet', 'char'))
 # numpy dtype names and array.array type codes that hold exactly a given element type, so
 # such arrays can be taken whole instead of checked item by item.
-_NUMPY_DTYPES = {
+NUMPY_DTYPES = {
     'float': 'float32', 'double': 'float64', 'int8': 'int8', 'uint8': 'uint8',
     'int16': 'int16', 'uint16': 'uint16', 'int32': 'int32', 'uint32': 'uint32',
     'int64': 'int64', 'uint64': 'uint64',
 }
-_ARRAY_TYPECODES = {
+ARRAY_TYPECODES = {
     'float': 'f', 'double': 'd', 'int8': 'b', 'uint8': 'B', 'int16': 'h', 'uint16': 'H',
     'int32': 'i', 'uint32': 'I', 'int64': 'q', 'uint64': 'Q',
 }
-_STAMP_TYPES = ('builtin_interfaces/msg/Time', 'builtin_interfaces/msg/Duration')
+STAMP_TYPES = ('builtin_interfaces/msg/Time', 'builtin_interfaces/msg/Duration')
 
 
 @dataclasses.dataclass(frozen=True)
-class _FieldSpec:
+class FieldSpec:
     """A parsed field type string such as ``'sequence<string<5>, 3>'``.
 
     Attributes:
@@ -69,7 +69,7 @@ class _FieldSpec:
         """Return whether the element type is a message type."""
         return '/' in self.base
 
-    def element(self) -> '_FieldSpec':
+    def element(self) -> 'FieldSpec':
         """Return the spec of one element of an array or sequence."""
         return dataclasses.replace(self, container='', size=None)
 
@@ -81,17 +81,17 @@ class _FieldSpec:
             return f'a list of at most {self.size} {_plural(self)}'
         if self.container == 'sequence':
             return f'a list of {_plural(self)}'
-        return _describe_base(self)
+        return describe_base(self)
 
 
 _SEQUENCE_RE = re.compile(r'sequence<(.+?)(?:,\s*(\d+))?>\Z')
 _ARRAY_RE = re.compile(r'(.+)\[(\d+)\]\Z')
 _STRING_RE = re.compile(r'(w?string)(?:<(\d+)>)?\Z')
 
-_spec_cache: dict[type, dict[str, _FieldSpec]] = {}
+_spec_cache: dict[type, dict[str, FieldSpec]] = {}
 
 
-def _parse_field_type(text: str) -> _FieldSpec:
+def _parse_field_type(text: str) -> FieldSpec:
     """Parse one type string from ``get_fields_and_field_types()``."""
     container, size, element = '', None, text
     match = _SEQUENCE_RE.match(text)
@@ -114,29 +114,29 @@ def _parse_field_type(text: str) -> _FieldSpec:
         base = element
     else:
         raise InterfaceError(f'unsupported field type {text!r}')
-    return _FieldSpec(text, base, string_bound, container, size)
+    return FieldSpec(text, base, string_bound, container, size)
 
 
-def _field_specs(msg_class: type) -> dict[str, _FieldSpec]:
+def field_specs(msg_class: type) -> dict[str, FieldSpec]:
     """Return the parsed field types of a message class (cached)."""
     specs = _spec_cache.get(msg_class)
     if specs is None:
         specs = {name: _parse_field_type(text)
-                 for name, text in _declared_fields(msg_class).items()}
+                 for name, text in declared_fields(msg_class).items()}
         _spec_cache[msg_class] = specs
     return specs
 
 
-def _describe_base(spec: _FieldSpec) -> str:
+def describe_base(spec: FieldSpec) -> str:
     """Describe a single value of a field's element type."""
     base = spec.base
     if base == 'boolean':
         return 'a bool'
-    if base in _INT_RANGES:
+    if base in INT_RANGES:
         return 'an integer'
-    if base in _FLOAT_TYPES:
+    if base in FLOAT_TYPES:
         return 'a float'
-    if base in _STRING_TYPES:
+    if base in STRING_TYPES:
         if spec.string_bound is not None:
             return f'a string of at most {spec.string_bound} characters'
         return 'a string'
@@ -144,32 +144,32 @@ def _describe_base(spec: _FieldSpec) -> str:
         return 'a byte (an integer in [0, 255] or a bytes object of length 1)'
     if base == 'char':
         return 'a single character'
-    if base in _STAMP_TYPES:
+    if base in STAMP_TYPES:
         return f'a number of seconds or a mapping of {base} fields'
     return f'a mapping of {base} fields'
 
 
-def _plural(spec: _FieldSpec) -> str:
+def _plural(spec: FieldSpec) -> str:
     """Describe the element type of a container in the plural."""
     base = spec.base
     if spec.is_nested:
         return f'{base} items'
     names = {'boolean': 'bools', 'octet': 'bytes', 'char': 'characters'}
-    if base in _INT_RANGES:
+    if base in INT_RANGES:
         return f'integers ({base})'
-    if base in _FLOAT_TYPES:
+    if base in FLOAT_TYPES:
         return 'floats'
-    if base in _STRING_TYPES:
+    if base in STRING_TYPES:
         return 'strings'
     return names.get(base, base)
 
 
-def _declared_fields(msg_class: type) -> dict[str, str]:
+def declared_fields(msg_class: type) -> dict[str, str]:
     """Return a copy of the generated class's field names and type strings."""
     return dict(getattr(msg_class, 'get_fields_and_field_types')())
 
 
-def _require_message_class(msg_class: Any) -> None:
+def require_message_class(msg_class: Any) -> None:
     """Raise InterfaceError unless ``msg_class`` is a generated message class."""
     if not (isinstance(msg_class, type) and hasattr(msg_class, 'get_fields_and_field_types')):
         raise InterfaceError(f'expected a ROS message class, got {msg_class!r}')

@@ -19,6 +19,8 @@ import re
 import threading
 from typing import Any, Optional
 
+from bt_executive.ros.memory import defer_interface_package
+
 
 KINDS: tuple[str, ...] = ('msg', 'srv', 'action')
 """The three interface kinds, i.e. the only submodules that :func:`resolve` imports."""
@@ -113,7 +115,7 @@ def parse_type_string(type_string: str, *, kind: Optional[str] = None) -> Interf
     example = _EXAMPLES[kind or 'msg']
     if not isinstance(type_string, str):
         raise InterfaceError(f'an interface type must be a string such as {example!r}, '
-                             f'got {_type_name(type_string)}')
+                             f'got {type_name(type_string)}')
     form = ("expected 'package/kind/Name' with kind msg, srv or action, "
             f'e.g. {example!r}')
     parts = type_string.split('/')
@@ -127,7 +129,7 @@ def parse_type_string(type_string: str, *, kind: Optional[str] = None) -> Interf
     if found_kind not in KINDS:
         raise InterfaceError(f'invalid interface type {type_string!r}: the middle part must '
                              f'be msg, srv or action, got {found_kind!r}'
-                             f'{_did_you_mean(found_kind, KINDS)}')
+                             f'{did_you_mean(found_kind, KINDS)}')
     if not _PACKAGE_RE.match(package):
         raise InterfaceError(f'invalid interface type {type_string!r}: the package name '
                              f'{package!r} must be lowercase letters, digits and underscores, '
@@ -226,7 +228,7 @@ def message_class_for(type_string: str, part: str) -> type:
     if part not in allowed:
         raise InterfaceError(f'{_ARTICLES[parsed.kind]} type such as {type_string!r} has the '
                              f'parts {", ".join(allowed)}; got {part!r}'
-                             f'{_did_you_mean(part, allowed)}')
+                             f'{did_you_mean(part, allowed)}')
     cls = resolve(type_string)
     if parsed.kind == 'msg':
         return cls
@@ -258,14 +260,14 @@ def response_class(srv_cls: type) -> type:
     return _part_of(srv_cls, 'Response', 'srv')
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any) -> str:
     """Name the type of a value for error messages."""
     if value is None:
         return 'None'
     return type(value).__name__
 
 
-def _did_you_mean(word: str, candidates: Iterable[str]) -> str:
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest candidate, or ``''``."""
     by_lower: dict[str, str] = {}
     for candidate in candidates:
@@ -327,6 +329,7 @@ def _import_interface_module(parsed: InterfaceName, *, required: bool) -> Any:
         raise InterfaceError(f'package {parsed.package!r} has no {parsed.kind} interfaces '
                              f'(no module {parsed.module!r}), so {str(parsed)!r} does '
                              'not exist')
+    defer_interface_package(parsed.module)  # a program's: its types one by one (ros/memory.py)
     try:
         return importlib.import_module(parsed.module)
     except ImportError as exc:
@@ -347,7 +350,7 @@ def _missing_type_message(parsed: InterfaceName, candidates: Mapping[str, type])
         if module is not None and parsed.name in _types_in(module, other):
             return (f'{message}; {str(other_name)!r} is {_ARTICLES[other]} type, '
                     f'did you mean that?')
-    suggestion = _did_you_mean(parsed.name, candidates)
+    suggestion = did_you_mean(parsed.name, candidates)
     if suggestion:
         return message + suggestion
     names = sorted(candidates)

@@ -20,8 +20,8 @@ from bt_executive.core.spec import NodeSpec
 from bt_executive.nodes.ros_leaf_types import ACTION
 from bt_executive.ros import interfaces
 from bt_executive.ros.action_client import ActionClient, ENDED
-from bt_executive.ros.leaves.common import _seconds, _store, Lookup, publisher_gids, \
-    RosLeaf, SERVER_POLL_PERIOD, ServerWatch
+from bt_executive.ros.leaves.common import Lookup, publisher_gids, RosLeaf, seconds_text, \
+    SERVER_POLL_PERIOD, ServerWatch, store_result
 from bt_executive.ros.leaves.interface_checks import check_interface, LeafInterface, \
     Problem, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
@@ -217,7 +217,7 @@ class ActionLeaf(RosLeaf):
             self._active = False
             if status == Status.SUCCESS and self.result_key:
                 try:
-                    _store(self.result_key, result)
+                    store_result(self.result_key, result)
                 except Exception as error:  # noqa: B902 - py_trees raises several kinds
                     return self.fail(f"cannot store the result in '{self.result_key}': "
                                      f'{error}')
@@ -225,7 +225,7 @@ class ActionLeaf(RosLeaf):
             return status
         if self.timeout > 0 and now - self._sent_at >= self.timeout:
             self._abandon()
-            return self.fail(f'no result after {_seconds(self.timeout)} s')
+            return self.fail(f'no result after {seconds_text(self.timeout)} s')
         if self._goal_handle is None and self.answer_timeout > 0 \
                 and now - self._sent_at >= self.answer_timeout:
             return self._unanswered()
@@ -250,7 +250,7 @@ class ActionLeaf(RosLeaf):
             future.add_done_callback(functools.partial(self._on_result, self.generation))
             goal = bytes(self._goal_handle.goal_id.uuid).hex()[:8]
             self.note(f'result of goal {goal} asked again from {self.server_name} (it '
-                      f'{ended} {_seconds(now - self._ended_at)} s ago; ask {self._asks})')
+                      f'{ended} {seconds_text(now - self._ended_at)} s ago; ask {self._asks})')
             self._next_ask = now + min(RESULT_GRACE * 2 ** self._asks, RESULT_ASK_MAX)
         return self.running(f'goal {ended} on {self.server_name}, waiting for its result')
 
@@ -273,7 +273,7 @@ class ActionLeaf(RosLeaf):
         if not self.client.server_is_ready():
             if now - self._started >= self.server_timeout:
                 return self.fail(f"action server '{self.server_name}' not available after "
-                                 f'{_seconds(self.server_timeout)} s')
+                                 f'{seconds_text(self.server_timeout)} s')
             return self.running(f'waiting for action server {self.server_name}')
         try:
             goal = self.goal.build(self.lookup)
@@ -319,8 +319,8 @@ class ActionLeaf(RosLeaf):
         if self._cancel_by_id() is not None:  # best effort: nobody may answer this either
             self.note(f'cancel requested from {self.server_name} for unanswered goal {goal}')
         return self.fail(f"action server '{self.server_name}' did not answer goal {goal} "
-                         f'within {_seconds(self.answer_timeout)} s (a cancel was sent in case '
-                         'it runs)')
+                         f'within {seconds_text(self.answer_timeout)} s (a cancel was sent in '
+                         'case it runs)')
 
     def _abandon(self) -> None:
         """Cancel the run's goal now, or as soon as it is accepted; end the run."""
@@ -419,11 +419,11 @@ class ActionLeaf(RosLeaf):
             self._outcome = (Status.SUCCESS, f'goal succeeded on {self.server_name}',
                              response.result)
         elif status == GoalStatus.STATUS_ABORTED:
-            self._outcome = (Status.FAILURE, 'goal aborted' + _why(response.result),
+            self._outcome = (Status.FAILURE, 'goal aborted' + error_detail(response.result),
                              response.result)
         elif status == GoalStatus.STATUS_CANCELED:
             self._outcome = (Status.FAILURE, 'goal canceled by the server'
-                             + _why(response.result), response.result)
+                             + error_detail(response.result), response.result)
         elif status == GoalStatus.STATUS_UNKNOWN and self._goal_handle is not None:
             # A server answers "unknown" for a goal it never had: the one that accepted
             # it is gone (e.g. restarted under the same name before DDS dropped it).
@@ -439,7 +439,7 @@ class ActionLeaf(RosLeaf):
         if generation != self.generation or not self.feedback_key:
             return
         try:
-            _store(self.feedback_key, message.feedback)
+            store_result(self.feedback_key, message.feedback)
             self.wake()
         except Exception as error:  # noqa: B902 - a bad key must not break the executor
             if self.node is not None:
@@ -469,7 +469,7 @@ class ActionLeaf(RosLeaf):
                 f'{self.name}: {self.server_name} refused to cancel a goal (code {code})')
 
 
-def _why(result: Any) -> str:
+def error_detail(result: Any) -> str:
     """Return ``': <error_msg> (error_code <n>)'`` from a result that has them (Nav2's)."""
     message = getattr(result, 'error_msg', '')
     code = getattr(result, 'error_code', 0)

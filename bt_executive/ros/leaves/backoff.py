@@ -36,7 +36,7 @@ import functools
 from typing import Any, Callable, Iterable, Optional
 
 from bt_executive.observe.record import TickRecord
-from bt_executive.ros.leaves.common import _seconds, BACKOFF_DEFAULTS, RosLeaf
+from bt_executive.ros.leaves.common import BACKOFF_DEFAULTS, RosLeaf, seconds_text
 import py_trees
 from py_trees.common import Status
 
@@ -109,7 +109,7 @@ class Backoff:
     def describe(self) -> str:
         """Return what a waiting leaf says: the wait, the failures and the last reason."""
         plural = '' if self.failures == 1 else 's'
-        return (f'backing off {_seconds(self.delay)} s after {self.failures} '
+        return (f'backing off {seconds_text(self.delay)} s after {self.failures} '
                 f'failure{plural}: {self.reason}')
 
     def run(self) -> Status:

@@ -122,18 +122,18 @@ class NodeHost:
         return callback
 
 
-def _seconds(value: float) -> str:
+def seconds_text(value: float) -> str:
     """Format a configured duration: one decimal unless more are needed (2.0, 0.25)."""
     text = f'{value:.1f}'
     return text if abs(float(text) - value) < 1e-9 else f'{value:g}'
 
 
-def _store(key: str, value: Any) -> None:
+def store_result(key: str, value: Any) -> None:
     """Write a value to a root blackboard key (dots set a field of a stored value)."""
     py_trees.blackboard.Blackboard.set('/' + key, value)
 
 
-def _lookup_with(name: str, value: Any, lookup: Lookup) -> Lookup:
+def lookup_with(name: str, value: Any, lookup: Lookup) -> Lookup:
     """Return a lookup that maps ``name`` to ``value`` and everything else to ``lookup``."""
     def read(key: str) -> Any:
         if key == name:

@@ -16,8 +16,8 @@ from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.core.spec import NodeSpec
 from bt_executive.nodes.ros_leaf_types import SERVICE
 from bt_executive.ros import entities, interfaces
-from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
-    publisher_gids, RosLeaf, SERVER_POLL_PERIOD, ServerWatch
+from bt_executive.ros.leaves.common import Lookup, lookup_with, publisher_gids, RosLeaf, \
+    seconds_text, SERVER_POLL_PERIOD, ServerWatch, store_result
 from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
     each, LeafInterface, Problem, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
@@ -145,7 +145,7 @@ class ServiceLeaf(RosLeaf):
             if not self.client.service_is_ready():
                 if now - self._started >= self.server_timeout:
                     return self.fail(f"service '{self.service_name}' not available after "
-                                     f'{_seconds(self.server_timeout)} s')
+                                     f'{seconds_text(self.server_timeout)} s')
                 return self.running(f'waiting for service {self.service_name}')
             try:
                 request = self.request.build(self.lookup)
@@ -162,7 +162,7 @@ class ServiceLeaf(RosLeaf):
             if self.timeout > 0 and now - self._sent_at >= self.timeout:
                 self._drop()
                 return self.fail(f"no response from '{self.service_name}' after "
-                                 f'{_seconds(self.timeout)} s')
+                                 f'{seconds_text(self.timeout)} s')
             if self._watch.lost(now) is not None:
                 self._drop()
                 return self.fail(f"service '{self.service_name}' went away while a request "
@@ -176,12 +176,12 @@ class ServiceLeaf(RosLeaf):
         response = future.result()
         if self.response_key:
             try:
-                _store(self.response_key, response)
+                store_result(self.response_key, response)
             except Exception as error:  # noqa: B902 - py_trees raises several kinds
                 return self.fail(f"cannot store the response in '{self.response_key}': "
                                  f'{error}')
         try:
-            passed = self.success.evaluate(_lookup_with('response', response, self.lookup))
+            passed = self.success.evaluate(lookup_with('response', response, self.lookup))
         except EvaluationError as error:
             return self.fail(f'cannot evaluate the success test {self.success}: '
                              f'{error.message}')

@@ -18,8 +18,8 @@ from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.core.spec import NodeSpec
 from bt_executive.nodes.ros_leaf_types import TOPIC_CONDITION, WAIT_FOR_MESSAGE
 from bt_executive.ros import entities, interfaces
-from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
-    MAX_PENDING_MESSAGES, RosLeaf
+from bt_executive.ros.leaves.common import Lookup, lookup_with, MAX_PENDING_MESSAGES, RosLeaf, \
+    seconds_text, store_result
 from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
     LeafInterface, Problem, Written
 from bt_executive.ros.subscriptions import qos_profile, STALE_MARGIN
@@ -82,7 +82,7 @@ class _TopicLeaf(RosLeaf):
     def test(self, msg: Any) -> tuple[bool, str]:
         """Evaluate the expression on a message: (passed, reason when it did not)."""
         try:
-            if self.expression.evaluate(_lookup_with('msg', msg, self.lookup)):
+            if self.expression.evaluate(lookup_with('msg', msg, self.lookup)):
                 return True, ''
         except EvaluationError as error:
             return False, f'cannot evaluate {self.expression}: {error.message}'
@@ -154,7 +154,7 @@ class TopicConditionLeaf(_TopicLeaf):
             age = self.now() - self.received
             if age > self.max_age:
                 return self.fail(f'stale: last message on {self.topic_name} {age:.1f} s ago '
-                                 f'(max_age {_seconds(self.max_age)} s)')
+                                 f'(max_age {seconds_text(self.max_age)} s)')
         passed, reason = self.test(self.latest)
         if not passed:
             return self.fail(reason)
@@ -219,7 +219,7 @@ class WaitForMessageLeaf(_TopicLeaf):
             if passed:
                 if self.key:
                     try:
-                        _store(self.key, msg)
+                        store_result(self.key, msg)
                     except Exception as error:  # noqa: B902 - py_trees raises several kinds
                         return self.fail(f"cannot store the message in '{self.key}': "
                                          f'{error}')

@@ -21,9 +21,9 @@ from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.core.spec import NodeSpec
 from bt_executive.nodes.ros_leaf_types import TOPIC_ACTION
 from bt_executive.ros import entities, interfaces
-from bt_executive.ros.leaves.common import _lookup_with, _seconds, _store, Lookup, \
-    MAX_PENDING_MESSAGES, publisher_gids, RosLeaf, SERVER_POLL_PERIOD, \
-    ServerWatch, subscriber_gids
+from bt_executive.ros.leaves.common import Lookup, lookup_with, MAX_PENDING_MESSAGES, \
+    publisher_gids, RosLeaf, seconds_text, SERVER_POLL_PERIOD, ServerWatch, store_result, \
+    subscriber_gids
 from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
     each, LeafInterface, Problem, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
@@ -184,7 +184,7 @@ class TopicActionLeaf(RosLeaf):
     def _decides(self, msg: Any) -> bool:
         """Tell whether a status message ends the goal (or cannot be evaluated)."""
         try:
-            lookup = _lookup_with('goal', self._sent, _lookup_with('msg', msg, self.lookup))
+            lookup = lookup_with('goal', self._sent, lookup_with('msg', msg, self.lookup))
             return bool(self.match(lookup) and (self.failed(lookup) or self.succeeded(lookup)))
         except EvaluationError:
             return True
@@ -219,7 +219,7 @@ class TopicActionLeaf(RosLeaf):
             return
         try:
             self.cancel_publisher.publish(
-                self.cancel.build(_lookup_with('goal', self._sent, self.lookup)))
+                self.cancel.build(lookup_with('goal', self._sent, self.lookup)))
             self.note_sent()
             self.note(f'cancel sent on {self.cancel_topic}')
         except ValueError as error:
@@ -233,15 +233,15 @@ class TopicActionLeaf(RosLeaf):
             return self._send(now)
         if self.timeout > 0 and now - self._sent_at >= self.timeout:
             self._send_cancel()
-            return self.fail(f'no result after {_seconds(self.timeout)} s')
+            return self.fail(f'no result after {seconds_text(self.timeout)} s')
         while self._statuses:
             msg = self._statuses.popleft()
             try:
-                lookup = _lookup_with('goal', self._sent, _lookup_with('msg', msg, self.lookup))
+                lookup = lookup_with('goal', self._sent, lookup_with('msg', msg, self.lookup))
                 if not self.match(lookup):
                     continue
                 if self.status_key:
-                    _store(self.status_key, msg)
+                    store_result(self.status_key, msg)
                 if self.failed(lookup):
                     self._sent = None
                     return self.fail(f'goal failed: {self.failed.text} '
@@ -263,7 +263,7 @@ class TopicActionLeaf(RosLeaf):
         if self.goal_publisher.get_subscription_count() == 0:
             if now - self._started >= self.server_timeout:
                 return self.fail(f"nobody subscribes to '{self.goal_publisher.topic_name}' "
-                                 f'after {_seconds(self.server_timeout)} s')
+                                 f'after {seconds_text(self.server_timeout)} s')
             return self.running(f'waiting for a subscriber on {self.goal_topic}')
         try:
             goal = self.goal.build(self.lookup)
