@@ -52,6 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument('--operators', type=_operators, metavar='NAME,...',
                        help='apply only these mutation operators (default: all; '
                        'docs/testing.md lists them)')
+    group.add_argument('--mutants', type=_numbers, metavar='N,...',
+                       help="run only the mutants with these numbers (the report's #N), "
+                       'e.g. the survivors of the last run')
     group.add_argument('--seed', type=int, default=0, metavar='N',
                        help='the seed of the --mutate-limit sample (default 0)')
     group.add_argument('--jobs', type=_positive, metavar='N',
@@ -83,6 +86,18 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f'expected a whole number from 1, got {text!r}')
     return value
+
+
+def _numbers(text: str) -> frozenset[int]:
+    """Parse ``--mutants 3,17``."""
+    try:
+        numbers = frozenset(int(part) for part in text.split(',') if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected mutant numbers like 3,17, got {text!r}') \
+            from None
+    if not numbers or min(numbers) < 1:
+        raise argparse.ArgumentTypeError(f'expected mutant numbers from 1, got {text!r}')
+    return numbers
 
 
 def _operators(text: str) -> tuple[str, ...]:
@@ -117,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
     measure = args.coverage or args.json or args.xml or args.min_coverage is not None
     mutation_only = [name for name, given in (
         ('--mutate-limit', args.mutate_limit is not None),
+        ('--mutants', args.mutants is not None),
         ('--operators', args.operators is not None),
         ('--mutation-json', bool(args.mutation_json)),
         ('--min-mutation-score', args.min_mutation_score is not None)) if given]
@@ -172,6 +188,7 @@ def _mutate(args: argparse.Namespace, scenarios: list[Any]) -> int:
     from bt_executive.testing.mutation import Options, run_command
     from bt_executive.testing.mutation_operators import OPERATOR_NAMES
     options = Options(operators=args.operators or OPERATOR_NAMES, limit=args.mutate_limit,
+                      numbers=args.mutants,
                       seed=args.seed, jobs=args.jobs or os.cpu_count() or 1,
                       progress=sys.stderr)
     return run_command(scenarios, options, json_path=args.mutation_json,

@@ -373,10 +373,12 @@ class Options:
         seed: the seed of the sample
         jobs: worker processes
         progress: where the progress goes (None: nowhere)
+        numbers: run only the mutants with these numbers (the reports' ``#N``), None: all
     """
 
     operators: tuple[str, ...] = OPERATOR_NAMES
     limit: Optional[int] = None
+    numbers: Optional[frozenset[int]] = None
     seed: int = 0
     jobs: int = 2
     progress: Optional[TextIO] = None
@@ -473,7 +475,8 @@ def _plan(members: list[Scenario], registry: Registry, options: Options, baselin
     if stale:
         raise TreeError(stale)
     chosen = [(number, mutant) for number, mutant in enumerate(everything, 1)
-              if mutant.operator in options.operators]
+              if mutant.operator in options.operators
+              and (options.numbers is None or number in options.numbers)]
     run.generated = len(chosen)
     if options.limit is not None and options.limit < len(chosen):
         picked = sorted(random.Random(options.seed).sample(range(len(chosen)), options.limit))
@@ -600,6 +603,7 @@ def json_report(runs: list[TreeMutation], options: Options) -> str:
                          'reached_by': r.reached_by} for r in run.results]})
     return json.dumps({'schema': SCHEMA, 'seed': options.seed,
                        'operators': list(options.operators), 'limit': options.limit,
+                       'numbers': sorted(options.numbers) if options.numbers else None,
                        'score': round(total_score(runs), 3), 'trees': trees},
                       indent=1) + '\n'
 

