@@ -9,7 +9,7 @@ import pathlib
 from bt_executive.core.errors import TreeError
 from bt_executive.core.loader import Loader
 from bt_executive.nodes.plugins import installed_registry
-from bt_executive.testing.mutation import parse_operators, read_marks
+from bt_executive.testing.mutation import parse_operators, read_marks, sample
 from bt_executive.testing.mutation_operators import make_mutants, mutated_file, \
     OPERATOR_NAMES, OPERATORS, reachable_trees, tree_data
 import pytest
@@ -90,3 +90,11 @@ def test_equivalent_marks_are_read_strictly(tmp_path):
     text = str(raised.value)
     assert ':3:7: equivalent: expected {mutant: NAME' in text
     assert ":4:3: mutation: unknown key 'equivlent'" in text
+
+
+def test_a_limited_run_draws_the_same_sample_for_the_same_seed():
+    assert sample(205, 16, 7) == sample(205, 16, 7)
+    assert sample(205, 16, 7) != sample(205, 16, 8)
+    drawn = sample(205, 16, 7)
+    assert drawn == sorted(drawn) and len(set(drawn)) == 16
+    assert sample(5, 16, 7) == [0, 1, 2, 3, 4]

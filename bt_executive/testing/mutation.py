@@ -478,9 +478,8 @@ def _plan(members: list[Scenario], registry: Registry, options: Options, baselin
               if mutant.operator in options.operators
               and (options.numbers is None or number in options.numbers)]
     run.generated = len(chosen)
-    if options.limit is not None and options.limit < len(chosen):
-        picked = sorted(random.Random(options.seed).sample(range(len(chosen)), options.limit))
-        chosen = [chosen[index] for index in picked]
+    if options.limit is not None:
+        chosen = [chosen[index] for index in sample(len(chosen), options.limit, options.seed)]
     files = [os.path.abspath(f) for f in document.files]
     top = os.path.commonpath([os.path.dirname(f) for f in files])
     main = os.path.relpath(os.path.abspath(first.tree_file), top)
@@ -523,6 +522,16 @@ def _plan(members: list[Scenario], registry: Registry, options: Options, baselin
                           timeouts=[scenario_timeout(baseline.seconds[s.id])
                                     for s in reaching]), result))
     return run, jobs
+
+
+def sample(count: int, limit: int, seed: int) -> list[int]:
+    """Return which of ``count`` mutants ``--mutate-limit`` runs: indexes, in order.
+
+    The same count, limit and seed give the same indexes (a seeded ``random.Random``).
+    """
+    if limit >= count:
+        return list(range(count))
+    return sorted(random.Random(seed).sample(range(count), limit))
 
 
 def _read(path: str) -> str:
@@ -659,4 +668,5 @@ def parse_operators(text: str) -> tuple[str, ...]:
 
 __all__ = ['Baseline', 'Mark', 'MutantResult', 'OUTCOMES', 'Options', 'Progress', 'SCHEMA',
            'TreeMutation', 'json_report', 'mutate', 'parse_operators', 'read_marks',
-           'run_baseline', 'run_command', 'scenario_timeout', 'text_report', 'total_score']
+           'run_baseline', 'run_command', 'sample', 'scenario_timeout', 'text_report',
+           'total_score']
