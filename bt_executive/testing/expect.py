@@ -6,7 +6,9 @@
 tick included); ``by: t`` passes at the first step up to t where it holds; ``during:
 [a, b]`` must hold at every step from a to b; without a time it is checked at the end. A
 failure names the expectation (file:line:col), the time and tick, what was found, the
-running branch and the why-chain of failures below the node (or the root).
+running branch and the why-chain of failures below the node (or the root). A scenario
+with ``stop_at_first_failure`` (a mutation run's) ends at its first failure:
+:class:`FirstFailure`, which the harness reports as the scenario's error.
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ import py_trees
 from py_trees.common import Status
 
 _MISSING = object()
+
+
+class FirstFailure(RuntimeError):
+    """An expectation failed in a scenario that stops there (``stop_at_first_failure``).
+
+    The run ends at once, as a scenario that could not go on: its error is the failure.
+    """
 
 
 def _plain(value: Any) -> Any:
@@ -153,6 +162,8 @@ class Checker:
                 self._fail(number, item, now, found)
             else:
                 self._done.add(number)
+        if self.failures and self.scenario.stop_at_first_failure:
+            raise FirstFailure(self.failures[0])
 
     def _check(self, number: int, item: Expectation, now: int) -> tuple[bool, str]:
         if item.kind == 'status':
@@ -310,4 +321,4 @@ def _blackboard(key: str) -> Any:
     return inner if found else _MISSING
 
 
-__all__ = ['Checker']
+__all__ = ['Checker', 'FirstFailure']

@@ -131,6 +131,8 @@ class Scenario:
     peers: list[Peer]
     blackboard: dict[str, Any]
     expectations: list[Expectation]
+    #: end the run at the first failed expectation (mutation runs: one failure decides)
+    stop_at_first_failure: bool = False
 
     @property
     def id(self) -> str:  # noqa: A003 - the scenario's id, as in test reports
@@ -237,7 +239,8 @@ def _suggest(word: str, choices: tuple[str, ...]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ''
 
 
-_FILE_KEYS = ('tree', 'tree_name', 'parameters', 'peers', 'scenarios')
+# 'mutation' (equivalent mutants) is read by bt_executive.testing.mutation
+_FILE_KEYS = ('tree', 'tree_name', 'parameters', 'peers', 'scenarios', 'mutation')
 _SCENARIO_KEYS = ('tree', 'tree_name', 'parameters', 'duration', 'peers', 'blackboard',
                   'expect')
 _PEER_KINDS = ('action', 'service', 'topic_action', 'publish')
