@@ -41,22 +41,31 @@ def validate_file(path: str, registry: Registry, *, tree: Optional[str] = None,
 
     The loader's checks and, given the ROS checks module ``ros``, the checks the executive
     runs at load (subscriptions, ROS leaves, names, message fields) run on the file as far
-    as it loads; then the trees are built (:func:`validate_document`). When the file has
-    errors, each tree no error is in (nor in a tree it calls) is still built, so its
-    build problems are reported in the same run.
+    as it loads; then the trees are built (:func:`validate_document`). When the loader
+    found errors, each tree no loader error is in (nor in a tree it calls) is still
+    built, with the offline leaves, so its build problems are reported in the same run
+    (a ROS check's error leaves the tree whole: it is built too).
 
     Raises:
         TreeError: with every problem found (and the warnings found beside them).
     """
     from bt_executive.core.loader import Loader
-    loader = Loader(registry, checks=[ros.document_check(registry)] if ros else [])
+    from_ros: list[Diagnostic] = []
+
+    def ros_checks(document: Document) -> list[Diagnostic]:
+        found: list[Diagnostic] = ros.document_check(registry)(document)
+        from_ros.extend(found)
+        return found
+
+    loader = Loader(registry, checks=[ros_checks] if ros else [])
     try:
         document = loader.load(path)
     except TreeError as error:
         if loader.document is None:
             raise
         errors = list(error.diagnostics)
-        for name in _trees_to_build(loader.document, tree, errors):
+        loader_errors = [found for found in errors if found not in from_ros]
+        for name in _trees_to_build(loader.document, tree, loader_errors):
             try:
                 build_tree(registry, loader.document, name)
             except TreeError as built:
@@ -87,7 +96,7 @@ def validate_document(registry: Registry, document: Document, *, tree: Optional[
     # build the leaves as the executive does (with ROS problems: stubs, else reported twice)
     build_with = ros.build_registry(registry) if ros is not None and not errors \
         else registry
-    for name in _trees_to_build(document, tree, errors):
+    for name in _trees_to_build(document, tree, []):  # the ROS checks leave trees whole
         try:
             build_tree(build_with, document, name)
         except TreeError as error:
@@ -105,7 +114,7 @@ def validate_document(registry: Registry, document: Document, *, tree: Optional[
 
 def _trees_to_build(document: Document, tree: Optional[str],
                     errors: list[Diagnostic]) -> list[str]:
-    """Return ``tree`` or the buildable trees, without those ``errors`` damaged.
+    """Return ``tree`` or the buildable trees, without those the loader ``errors`` damaged.
 
     In place of a damaged tree come the trees it calls that can be built on their own
     (no required parameter), so their problems are not left for the next run.

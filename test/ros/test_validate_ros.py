@@ -367,3 +367,35 @@ trees:
     assert [str(d) for d in rejected.value.diagnostics] == [
         f'{path}:10:34: Main/Subtree/Check/TopicAction: cannot build TopicAction: '
         "stamp_field 'header.stmp': no field 'stmp'"]
+
+
+@pytest.mark.ros
+def test_a_ros_error_leaves_the_tree_whole_so_its_build_problems_show_too(tmp_path):
+    path, lines = _validate_lines(tmp_path, """
+trees:
+  Main:
+    Sequence:
+      - Action: {type: test_msgs/action/Fibonacci, server: fib, goal: {ordr: 5}}
+      - Log: '${1 / 0}'
+      - Wiat: 1
+  Other:
+    Log: '${2 / 0}'
+""")
+    assert lines == [
+        f"{path}:5:71: Main/Sequence/Action: field goal.ordr: unknown field 'ordr' for "
+        "test_msgs/action/Fibonacci_Goal (did you mean 'order'?); valid fields: order",
+        f"{path}:7:9: Main/Sequence/Wiat: unknown node type 'Wiat' (did you mean 'Wait'?) "
+        "(run 'bt-executive nodes' for the catalogue)",
+        f"{path}:9:10: Other/Log: bad expression '2 / 0': division by zero in '/' (it reads "
+        'no blackboard key, so it is evaluated when the tree is built)',
+        f'{path}: 3 errors']
+    path, lines = _validate_lines(tmp_path, """
+trees:
+  Main:
+    Sequence:
+      - Action: {type: test_msgs/action/Fibonacci, server: fib, goal: {ordr: 5}}
+      - Log: '${1 / 0}'
+""")
+    assert lines[1] == (f"{path}:6:14: Main/Sequence/Log: bad expression '1 / 0': division "
+                        "by zero in '/' (it reads no blackboard key, so it is evaluated when "
+                        'the tree is built)')
