@@ -399,3 +399,35 @@ trees:
     assert lines[1] == (f"{path}:6:14: Main/Sequence/Log: bad expression '1 / 0': division "
                         "by zero in '/' (it reads no blackboard key, so it is evaluated when "
                         'the tree is built)')
+
+
+@pytest.mark.ros
+def test_the_executive_s_load_with_every_check_reports_loader_and_ros_problems(tmp_path):
+    # bt_executive.ros.checks.load: the loader with the ROS checks as its document checks
+    from bt_executive.nodes.catalogue import default_registry
+    from bt_executive.ros import checks
+    path = tmp_path / 'tree.yaml'
+    path.write_text('subscriptions:\n  - {topic: odom, type: nav_msgs/msg/Odometry, key: odom}\n'
+                    'trees:\n  Main:\n    Sequence:\n      - Subtree: Dokc\n'
+                    "      - Service: {type: std_srvs/srv/Trigger, service: 'dock//now'}\n"
+                    '      - Condition: odom.pose.pose.positon.x > 1\n')
+    with pytest.raises(TreeError) as rejected:
+        checks.load(str(path), default_registry())
+    assert [(d.location.line, d.message.split(':')[0]) for d in rejected.value.diagnostics] \
+        == [(6, "unknown tree 'Dokc' (trees"), (7, "service 'dock//now'"),
+            (8, "expr 'odom.pose.pose.positon.x > 1'")]
+    assert rejected.value.warnings == []
+    text = path.read_text().replace('Subtree: Dokc', 'Wiat: 1')
+    path.write_text(text)  # a node lost: what each key holds is not known, that check waits
+    with pytest.raises(TreeError) as rejected:
+        checks.load(str(path), default_registry())
+    assert [(d.location.line, d.message.split(':')[0]) for d in rejected.value.diagnostics] \
+        == [(6, "unknown node type 'Wiat' (did you mean 'Wait'?) (run 'bt-executive nodes' "
+                'for the catalogue)'), (7, "service 'dock//now'")]
+    assert [d.message for d in rejected.value.warnings] == [
+        'the fields expressions read of keys that hold a message were not checked: that '
+        'check waits until the errors here are fixed']
+    path.write_text('subscriptions:\n  - {topic: odom, type: nav_msgs/msg/Odometry, key: odom}\n'
+                    'trees:\n  Main:\n    Condition: odom.pose.pose.position.x > 1\n')
+    document, specs = checks.load(str(path), default_registry())
+    assert [spec.topic for spec in specs] == ['odom'] and document.warnings == []
