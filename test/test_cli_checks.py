@@ -340,3 +340,59 @@ def test_keys_a_subtree_writes_through_its_output_parameters_are_set():
         """) == ["w.yaml:7:28: warning: Main/Sequence/Condition: blackboard key 'lefft' is "
                  "read but nothing sets it (not in 'blackboard:', fed by no subscription, "
                  "written by no node) (did you mean 'left'?)"]
+
+
+# ---- what tick checks ----------------------------------------------------------------------
+
+ROS_MISTAKES = """
+subscriptions:
+  - {topic: 'odom//x', type: nav_msgs/msg/Odometry, key: odom}
+trees:
+  Main:
+    Sequence:
+      - Action: {type: test_msgs/action/Fibonacci, server: fib, goal: {ordr: 5}}
+      - Publish: {topic: 'bad topic', type: std_msgs/msg/Bool, fields: {data: true}}
+"""
+
+
+@pytest.mark.ros
+def test_tick_runs_the_ros_checks_the_executive_runs(tmp_path):
+    path = write(tmp_path, ROS_MISTAKES)
+    result = run('tick', path, '--ticks', '1')
+    assert result.returncode == 1, result.stdout
+    assert result.stderr.splitlines() == [
+        f"{path}:3:13: subscriptions: 'topic' 'odom//x': topic name must not contain "
+        "repeated '/'",
+        f"{path}:7:71: Main/Sequence/Action: field goal.ordr: unknown field 'ordr' for "
+        "test_msgs/action/Fibonacci_Goal (did you mean 'order'?); valid fields: order",
+        f"{path}:8:26: Main/Sequence/Publish: topic 'bad topic': topic name must not contain "
+        "characters other than alphanumerics, '_', '~', '{', or '}'",
+        f'{path}: 3 errors']
+    assert '--- tick' not in result.stdout
+
+
+@pytest.mark.ros
+def test_tick_builds_with_the_executive_s_leaves(tmp_path):
+    path = write(tmp_path, 'main: Main\ntrees:\n  Main:\n    Subtree: {tree: Go, n: abc}\n'
+                           '  Go:\n    params: {n: 1}\n    root:\n      Action: {type: '
+                           'test_msgs/action/Fibonacci, server: fib, goal: {order: $n}}\n')
+    result = run('tick', path, '--ticks', '1')
+    assert result.returncode == 1, result.stdout
+    assert 'Main/Subtree/Go/Action: cannot build Action: field goal.order' in result.stderr
+
+
+def test_tick_says_in_one_line_when_it_cannot_run_the_ros_checks(tmp_path):
+    blocker = tmp_path / 'blocked' / 'rclpy'
+    blocker.mkdir(parents=True)
+    (blocker / '__init__.py').write_text("raise ImportError('rclpy blocked by the test')\n")
+    env = {'PYTHONPATH': os.pathsep.join([str(blocker.parent), *sys.path])}
+    result = run('tick', write(tmp_path, ROS_MISTAKES), '--ticks', '1', env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        'bt-executive tick: ROS checks not run, ROS cannot be imported here (ImportError: '
+        'rclpy blocked by the test): interface types, message fields, ROS names and '
+        'subscriptions were not checked (run bt-executive validate where rclpy imports; the '
+        'executive checks them when it loads the file)']
+    plain = run('tick', write(tmp_path, 'trees:\n  Main:\n    Success:\n', 'plain.yaml'),
+                '--ticks', '1', env=env)
+    assert (plain.returncode, plain.stderr) == (0, '')  # no ROS in the file: nothing skipped

@@ -26,7 +26,8 @@ import re
 import textwrap
 from typing import Optional
 
-from bt_executive.app.cli import ros_checks, validate_document
+from bt_executive.app.cli import ros_checks
+from bt_executive.app.validation import validate_document
 from bt_executive.core import yaml_source
 from bt_executive.core.errors import TreeError
 from bt_executive.core.loader import Loader

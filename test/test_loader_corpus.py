@@ -4,7 +4,7 @@
 
 import os
 
-from bt_executive.app.cli import build_tree, buildable_trees
+from bt_executive.app.validation import build_tree, buildable_trees
 from bt_executive.core.errors import TreeError
 from bt_executive.core.loader import Loader
 from bt_executive.nodes.catalogue import default_registry
@@ -113,7 +113,7 @@ INVALID_CASES = {
     ],
     '27_syntax_error.yaml': [
         "27_syntax_error.yaml:4:1: YAML syntax error: did not find expected ',' or ']' "
-        '(while parsing a flow sequence)',
+        '(while parsing a flow sequence at line 3, column 15)',
     ],
     '28_tabs.yaml': [
         '28_tabs.yaml:2:1: YAML syntax error: a tab character; YAML indentation must use spaces',

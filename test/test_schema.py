@@ -22,7 +22,7 @@ import subprocess
 import sys
 from typing import Any, Optional
 
-from bt_executive.app.cli import validate_document
+from bt_executive.app.validation import validate_document
 from bt_executive.core import yaml_source
 from bt_executive.core.errors import TreeError
 from bt_executive.core.loader import Loader

@@ -18,7 +18,8 @@ from bt_executive.app.groot2_command import (add_arguments as add_groot2_argumen
                                              add_replay_arguments as add_groot2_replay_arguments,
                                              tcp_port)
 from bt_executive.app.record_command import add_arguments as add_record_arguments
-from bt_executive.core.errors import Diagnostic, SourceLocation, TreeError
+from bt_executive.app.validation import build_tree, in_file_order, uses_ros, validate_file
+from bt_executive.core.errors import Diagnostic, TreeError
 from bt_executive.testing.command import add_arguments as add_test_arguments
 
 EXIT_OK = 0
@@ -27,10 +28,12 @@ EXIT_USAGE = 2
 
 
 def _print_errors(error: TreeError, file: str) -> None:
-    for diagnostic in error.diagnostics:
+    """Print a file's errors and the warnings found beside them, in file order."""
+    for diagnostic in in_file_order(error.diagnostics + error.warnings):
         print(str(diagnostic), file=sys.stderr)
-    count = len(error.diagnostics)
-    print(f'{file}: {count} error{"s" if count != 1 else ""}', file=sys.stderr)
+    count, warned = len(error.diagnostics), len(error.warnings)
+    also = f', {warned} warning{"s" if warned != 1 else ""}' if warned else ''
+    print(f'{file}: {count} error{"s" if count != 1 else ""}{also}', file=sys.stderr)
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,43 +62,6 @@ def ros_checks() -> tuple[Any, str]:
     return checks, ''
 
 
-def validate_document(registry, document, *, tree: Optional[str] = None,
-                      ros: Any = None) -> list[Diagnostic]:
-    """Run every check the tools run when they load a file; return the warnings.
-
-    The loader's checks already ran. This builds ``tree`` (default: every tree that can be
-    built on its own, :func:`buildable_trees`) and, given the ROS checks module ``ros``,
-    runs the checks the executive runs at load (subscriptions, ROS leaves, message fields)
-    and builds with the executive's leaf factories.
-
-    Raises:
-        TreeError: with every problem found.
-    """
-    warnings = list(document.warnings)
-    errors: list[Diagnostic] = []
-    build_with = registry
-    if ros is not None:
-        specs, problems = ros.check_ros(document, registry)
-        errors.extend(problems)
-        warnings.extend(ros.missing_packages(document, registry, specs))
-        if not problems:  # build the leaves as the executive does (else: reported twice)
-            build_with = ros.build_registry(registry)
-    for name in [tree] if tree else buildable_trees(document):
-        try:
-            build_tree(build_with, document, name)
-        except TreeError as error:
-            errors.extend(error.diagnostics)
-    if errors:
-        raise TreeError(errors)
-    if tree is None and document.needs_tree_choice:
-        warnings.append(Diagnostic(
-            SourceLocation(document.path), "the file defines several trees and no 'main': "
-            "to run it, set the executive's 'tree_name' parameter or give bt-executive tick "
-            f"and render --tree NAME (trees: {', '.join(sorted(document.trees))})",
-            warning=True))
-    return warnings
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate tree files; print every error and warning."""
     ros, why_not = ros_checks()
@@ -107,15 +73,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
     failed = False
     for path in args.files:
         try:
-            registry, document = _load(path)
-            warnings = validate_document(registry, document, tree=args.tree, ros=ros)
+            document = validate_file(path, _catalogue()[1], tree=args.tree, ros=ros)
         except TreeError as error:
+            if args.quiet:
+                error.warnings = []
             _print_errors(error, path)
             failed = True
             continue
         trees = len(document.trees)
         nodes = sum(1 for tree in document.trees.values() for _ in tree.root.walk())
         main = f", main '{document.main}'" if document.main else ''
+        warnings = document.warnings
         if not args.quiet:
             for warning in warnings:
                 print(str(warning), file=sys.stderr)
@@ -126,37 +94,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_INVALID if failed else EXIT_OK
 
 
-def buildable_trees(document) -> list[str]:
-    """Return the trees to build when validating: main, plus trees main never calls.
-
-    Trees with required parameters are only built through their callers.
-    """
-    names = []
-    if document.main is not None:
-        names.append(document.main)
-    reached = set()
-    if names:
-        pending = [document.trees[document.main]]
-        while pending:
-            tree = pending.pop()
-            for node in tree.root.walk():
-                target = node.params.get('tree') if node.type == 'Subtree' else None
-                if target is not None and target.data not in reached \
-                        and target.data in document.trees:
-                    reached.add(target.data)
-                    pending.append(document.trees[target.data])
-    for name, tree in document.trees.items():
-        if name not in names and name not in reached \
-                and all(value is not None for value in tree.params.values()):
-            names.append(name)
-    return names
-
-
-def build_tree(registry, document, tree_name, **context_args: Any):
-    """Build ``tree_name`` of ``document``; return the built tree and its build context."""
-    from bt_executive.core.builder import Builder, BuildContext
-    context = BuildContext(registry=registry, document=document, **context_args)
-    return Builder(context).build(tree_name), context
+def _build(registry, document, tree_name, **context_args: Any):
+    return build_tree(registry, document, tree_name, **context_args)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -261,6 +200,36 @@ def _decimals(period: Fraction) -> int:
     return 9
 
 
+def _load_checked(path: str, skipped: list[str]):
+    """Load ``path`` with the ROS checks when it uses ROS and ROS can be imported.
+
+    When it uses ROS and ROS cannot be imported, why is appended to ``skipped``.
+    """
+    from bt_executive.core.loader import Loader
+    registry = _catalogue()[1]
+
+    def ros_checks(document) -> list[Diagnostic]:
+        if not uses_ros(document, registry):
+            return []  # nothing to check: rclpy is not even imported
+        ros, why_not = _ros_checks()
+        if ros is None:
+            skipped.append(why_not)
+            return []
+        problems: list[Diagnostic] = ros.document_check(registry)(document)
+        return problems
+
+    return registry, Loader(registry, checks=[ros_checks]).load(path)
+
+
+def _print_skipped(skipped: list[str]) -> None:
+    """Say, in one line, that the ROS checks were not run and how to run them."""
+    if skipped:
+        print(f'bt-executive tick: ROS checks not run, ROS cannot be imported here '
+              f'({skipped[0]}): interface types, message fields, ROS names and subscriptions '
+              'were not checked (run bt-executive validate where rclpy imports; the executive '
+              'checks them when it loads the file)', file=sys.stderr)
+
+
 def cmd_tick(args: argparse.Namespace) -> int:
     """Tick a tree offline with a simulated clock and print statuses per tick.
 
@@ -298,9 +267,15 @@ def cmd_tick(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     now = [0.0]
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 31)
+    skipped: list[str] = []
     try:
-        registry, document = _load(args.file)
+        registry, document = _load_checked(args.file, skipped)
         name = document.tree(args.tree, choose=CHOOSE_TREE).name
+        if not skipped and uses_ros(document, registry):
+            # build as the executive does: its leaf factories check what the tree
+            # arguments put into goals, requests and tests (the run below uses stubs)
+            ros, _ = _ros_checks()
+            _build(ros.build_registry(registry), document, name)
         py_trees.blackboard.Blackboard.clear()
         apply_blackboard_defaults(document)
         for key, value in values.items():
@@ -311,7 +286,13 @@ def cmd_tick(args: argparse.Namespace) -> int:
         built.setup(args.file)
     except TreeError as error:
         _print_errors(error, args.file)
+        _print_skipped(skipped)
         return EXIT_INVALID
+    _print_skipped(skipped)
+    key_warnings = check_reads(document, registry)
+    for warning in document.warnings:  # the ROS checks' (packages not installed here)
+        if warning not in key_warnings:
+            print(str(warning), file=sys.stderr)
     if args.seed is None and context.seed != seed:  # random nodes drew their seeds
         print(f'random nodes seeded with {seed} (repeat this run with --seed {seed})')
     also_set = {key.split('.')[0] for key in values}

@@ -21,14 +21,15 @@ import time
 from typing import Any, Callable, Mapping, Optional
 
 from bt_executive.core.document_checks import NOT_FINITE
-from bt_executive.core.errors import Diagnostic, excerpt, SourceLocation, TreeError
+from bt_executive.core.errors import Diagnostic, excerpt, ParameterError, SourceLocation, \
+    TreeError
 from bt_executive.core.expressions import EvaluationError, Expression, literal
 from bt_executive.core.faults import FaultGuard
-from bt_executive.core.loader import check_type, is_key
 from bt_executive.core.registry import Category, NodeType, Param, ParamType, Registry, \
     REQUIRED
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
 from bt_executive.core.table import BuiltTree, log_to_stderr, NodeInfo, NodeTable, Probe
+from bt_executive.core.values import check_type, is_key
 import py_trees
 
 #: Deepest subtree nesting when expanding (recursion is rejected at load time).
@@ -153,6 +154,21 @@ class Params:
         if isinstance(value.data, Dynamic):
             return value.data.expression
         return literal(value.data)
+
+    def written(self, name: str) -> str:
+        """Return an expression parameter as the file writes it (before tree arguments).
+
+        ``speed <= limit`` stays that, where :meth:`expression` has the arguments in
+        place (``speed <= 1.5``); ``${...}`` and ``$`` are left out. The default's text
+        when the node does not set it.
+        """
+        value = self.values.get(name)
+        if value is None or not isinstance(value.data, Dynamic):
+            return str(self.expression(name) or self.get(name, ''))
+        text = value.data.text
+        if text.startswith('${') and text.endswith('}'):
+            return text[2:-1]
+        return text[1:] if text.startswith('$') else text
 
     def names(self) -> frozenset[str]:
         """Return every blackboard name the dynamic values read."""
@@ -299,7 +315,9 @@ class Builder:
             try:
                 resolved = value.substitute(bindings)
                 if param is not None and not resolved.is_static and _foldable(resolved):
-                    resolved = resolved.fold_constants()
+                    folded = resolved.fold_constants()  # raises if it cannot be evaluated
+                    if param.type is not ParamType.EXPRESSION:
+                        resolved = folded  # an expression stays one: it explains itself
             except TreeError as error:
                 self._relocated(error, path)
                 continue
@@ -331,6 +349,12 @@ class Builder:
                 raise TypeError(f'node type {node_type.name} has no factory')
             behaviour: py_trees.behaviour.Behaviour = node_type.factory(
                 self.context, spec.name, params, children)
+        except ParameterError as error:  # at each parameter's value
+            self.errors.extend(Diagnostic(
+                spec.params[name].loc if name in spec.params else spec.loc,
+                f'cannot build {spec.type}: {message}', path)
+                for name, message in error.problems)
+            return None
         except Exception as error:  # noqa: B902 - a factory must never crash loading
             self.errors.append(Diagnostic(spec.loc, f'cannot build {spec.type}: {error}',
                                           path))

@@ -107,11 +107,32 @@ class Diagnostic:
         return f'{where}: {message}'
 
 
-class TreeError(Exception):
-    """Raised when tree files cannot be loaded or built; carries every diagnostic found."""
+class ParameterError(ValueError):
+    """Raised by a node factory for parameter values that do not fit; names each one.
 
-    def __init__(self, diagnostics: Iterable[Diagnostic]):
+    The builder reports each problem at the value of the parameter it names (at the node
+    when the node does not set it), not at the node.
+
+    Attributes:
+        problems: ``(parameter name, message)`` for each problem
+    """
+
+    def __init__(self, problems: Iterable[tuple[str, str]]):
+        self.problems: list[tuple[str, str]] = list(problems)
+        super().__init__('; '.join(message for _, message in self.problems))
+
+
+class TreeError(Exception):
+    """Raised when tree files cannot be loaded or built; carries every diagnostic found.
+
+    ``warnings`` holds the warnings found beside the errors (a tool prints them too, so a
+    file with errors is not checked again to see them).
+    """
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], *,
+                 warnings: Iterable[Diagnostic] = ()):
         self.diagnostics: list[Diagnostic] = list(diagnostics)
+        self.warnings: list[Diagnostic] = list(warnings)
         super().__init__('\n'.join(str(d) for d in self.diagnostics))
 
     @classmethod

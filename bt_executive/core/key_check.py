@@ -19,6 +19,7 @@ from typing import Iterable, Iterator, NamedTuple
 from bt_executive.core.errors import Diagnostic, SourceLocation
 from bt_executive.core.registry import Category, hint, ParamType, Registry
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, Value
+from bt_executive.core.values import is_key
 
 
 class _Read(NamedTuple):
@@ -62,7 +63,6 @@ def check_reads(document: Document, registry: Registry,
 
 def _head(value: Value) -> str:
     """Return the key a key-like value names first (``out`` of ``$out.pose``), or ''."""
-    from bt_executive.core.loader import is_key  # the loader imports this module
     data = value.data
     text = str(data.expression) if isinstance(data, Dynamic) else data
     if isinstance(text, str) and is_key(text):

@@ -22,7 +22,6 @@ expected``.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -34,8 +33,13 @@ from bt_executive.core.expressions import ExpressionError, parse as parse_expres
 from bt_executive.core.key_check import check_reads
 from bt_executive.core.registry import Category, hint, NodeType, Param, ParamType, Registry
 from bt_executive.core.spec import Document, Dynamic, NodeSpec, TreeSpec, Value
-from bt_executive.core.yaml_source import YMap, YNode, YScalar, YSeq
+from bt_executive.core.values import check_type, is_key
+from bt_executive.core.yaml_source import has_invalid, YMap, YNode, YScalar, YSeq
 
+#: A check of a loaded document that the core cannot make (the ROS layer's): it gets the
+#: document as far as it loaded (see :attr:`Document.complete`) and returns its problems
+#: (warnings among them are kept as the document's warnings).
+DocumentCheck = Callable[[Document], list[Diagnostic]]
 #: Top-level keys the core understands.
 CORE_SECTIONS = ('main', 'include', 'trees', 'blackboard', 'description')
 #: Keys of the explicit node form.
@@ -44,9 +48,7 @@ EXPLICIT_KEYS = ('type', 'name', 'params', 'children', 'child')
 TREE_KEYS = ('root', 'params', 'description')
 
 _IDENTIFIER = re.compile(r'[A-Za-z][A-Za-z0-9_]*\Z')
-_KEY = re.compile(r'[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z')
 _REFERENCE = re.compile(r'\$[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*\Z')
-_INTERFACE = re.compile(r'[a-z][a-z0-9_]*/(msg|srv|action)/[A-Z][A-Za-z0-9]*\Z')
 _NODE_KEY = re.compile(r'(?P<type>[A-Z][A-Za-z0-9_]*)(\s+(?P<name>.+))?\Z')
 
 #: Most nodes accepted in one document (all files together).
@@ -68,13 +70,23 @@ def is_node_key(key: Any) -> bool:
 class Loader:
     """Load and validate tree files against a registry.
 
+    Every stage reports what it can judge, even when an earlier one found errors: the YAML
+    reader keeps reading past a value it cannot read, the loader checks every node it can,
+    the document checks skip only calls to trees that did not load, and ``checks`` run on
+    the document as far as it loaded. So one run reports every independent problem.
+
     Args:
         registry: the node types the files may use
+        checks: more checks of each loaded document (the ROS layer's), run after the
+            loader's own, also when those found errors
     """
 
-    def __init__(self, registry: Registry):
+    def __init__(self, registry: Registry, *, checks: Sequence[DocumentCheck] = ()):
         self.registry = registry
+        self.checks = tuple(checks)
         self.errors: list[Diagnostic] = []
+        #: the last document read, as far as it loaded (also when loading raised)
+        self.document: Optional[Document] = None
         self._node_count = 0
 
     # ---- entry points ------------------------------------------------------------
@@ -96,7 +108,7 @@ class Loader:
             TreeError: with every problem found.
         """
         def read(document: Document) -> None:
-            root = yaml_source.load_text(text, name)
+            root = yaml_source.load_text(text, name, problems=self.errors)
             self._load_root(root, name, document, stack=[name],
                             base_dir=base_dir or os.getcwd(), is_main=True)
 
@@ -114,6 +126,7 @@ class Loader:
         self._partial_trees: set[str] = set()
         self._trees_lost = False
         document = Document(path=path, trees={})
+        self.document = document
         try:
             read(document)
             if not self.errors:
@@ -130,14 +143,26 @@ class Loader:
                 document.warnings = check_reads(document, self.registry)
         except TreeError as error:
             self.errors.extend(error.diagnostics)
+        else:
+            document.complete = document.complete and not self._trees_lost
+            for check in self.checks:
+                for diagnostic in check(document):
+                    (document.warnings if diagnostic.warning else self.errors).append(
+                        diagnostic)
         if self.errors:
-            raise TreeError(_in_file_order(_unique(self.errors), document.files))
+            raise TreeError(_in_file_order(_unique(self.errors), document.files),
+                            warnings=_in_file_order(document.warnings, document.files))
         return document
 
     # ---- files and sections ---------------------------------------------------------
 
     def _error(self, loc: SourceLocation, message: str, path: str = '') -> None:
         self.errors.append(Diagnostic(loc, message, path))
+
+    def _lost(self) -> None:
+        """Note that a node did not load: the document is incomplete."""
+        if self.document is not None:
+            self.document.complete = False
 
     def _load_file(self, path: str, document: Document, *, stack: list[str],
                    is_main: bool, include_loc: Optional[SourceLocation] = None) -> None:
@@ -152,7 +177,7 @@ class Loader:
             return  # included twice through different routes: load once
         first = len(self.errors)
         try:
-            root = yaml_source.load_file(path)
+            root = yaml_source.load_file(path, problems=self.errors)
         except TreeError as error:
             self._trees_lost = True
             self.errors.extend(error.diagnostics)
@@ -268,7 +293,7 @@ class Loader:
                         f'got {node.kind}')
             return
         for key, value in node.entries:
-            if not _KEY.match(key.value) or '.' in key.value:
+            if not is_key(key.value) or '.' in key.value:
                 self._error(key.loc, f"blackboard key '{excerpt(key.value)}' must be an "
                             'identifier (letters, digits, underscores)')
                 continue
@@ -312,6 +337,8 @@ class Loader:
         if len(self.errors) > before:  # its parameters, as loaded, may lack some
             self._partial_trees.add(name)
         root = self._node(root_node, name, siblings={})
+        if root is None:
+            self._lost()
         self._tree_param_names = set()
         if root is not None:
             document.trees[name] = TreeSpec(name=name, root=root, loc=key.loc,
@@ -423,7 +450,8 @@ class Loader:
         node_type = self.registry.get(type_name)
         params: list[tuple[YScalar, YNode]] = []
         children: list[YNode] = []
-        if value is None or (isinstance(value, YScalar) and value.value is None):
+        if value is None or (isinstance(value, YScalar) and value.value is None
+                             and not value.invalid):
             pass
         elif isinstance(value, YSeq):
             children = list(value)
@@ -480,6 +508,8 @@ class Loader:
             spec = self._node(child, path, child_names)
             if spec is not None:
                 child_specs.append(spec)
+            else:
+                self._lost()
         count = len(children)
         low, high = node_type.min_children, node_type.max_children
         if count < low or (high is not None and count > high):
@@ -522,6 +552,8 @@ class Loader:
 
     def _param_value(self, param: Param, node: YNode, path: str) -> Optional[Value]:
         what = f"parameter '{param.name}'"
+        if has_invalid(node):
+            return None  # the YAML reader reported it
         if param.type is ParamType.EXPRESSION:
             if isinstance(node, YScalar) and isinstance(node.value, bool):
                 return Value(Dynamic(parse_expression('true' if node.value else 'false'),
@@ -570,6 +602,8 @@ class Loader:
 
     def _value(self, node: YNode, path: str, *, allow_dynamic: bool,
                what: str) -> Optional[Value]:
+        if has_invalid(node):
+            return None  # the YAML reader reported it
         ok = True
 
         def convert(item: YNode) -> Any:
@@ -606,49 +640,6 @@ class Loader:
 
         data = convert(node)
         return Value(data, node.loc) if ok else None
-
-
-def is_key(text: str) -> bool:
-    """Tell whether ``text`` is a blackboard key path (identifiers joined by dots)."""
-    return bool(_KEY.match(text))
-
-
-def check_type(param: Param, data: Any) -> Optional[str]:
-    """Check a static value against a parameter spec; return a problem or None."""
-    kind = param.type
-    expected = None
-    if kind is ParamType.BOOL and not isinstance(data, bool):
-        expected = 'true or false'
-    elif kind is ParamType.INT and (isinstance(data, bool) or not isinstance(data, int)):
-        expected = 'an integer'
-    elif kind is ParamType.FLOAT and (isinstance(data, bool)
-                                      or not isinstance(data, (int, float))):
-        expected = 'a number'
-    elif kind in (ParamType.STRING, ParamType.ENUM, ParamType.KEY,
-                  ParamType.INTERFACE) and not isinstance(data, str):
-        expected = 'a string'
-    elif kind is ParamType.LIST and not isinstance(data, list):
-        expected = 'a list'
-    elif kind is ParamType.MAPPING and not isinstance(data, dict):
-        expected = 'a mapping'
-    if expected:
-        return f'expected {expected}, got {yaml_source.describe(data)}'
-    if kind in (ParamType.INT, ParamType.FLOAT):
-        if not math.isfinite(data):
-            return f'expected a finite number, got {yaml_source.format_number(data)}'
-        if param.minimum is not None and data < param.minimum:
-            return f'expected a value >= {param.minimum:g}, got {data}'
-        if param.maximum is not None and data > param.maximum:
-            return f'expected a value <= {param.maximum:g}, got {data}'
-    if kind is ParamType.ENUM and data not in param.choices:
-        return (f"expected one of {', '.join(param.choices)}, got '{excerpt(data)}'"
-                f'{hint(data, param.choices)}')
-    if kind is ParamType.KEY and not _KEY.match(data):
-        return f"expected a blackboard key (identifier, dots for fields), got '{excerpt(data)}'"
-    if kind is ParamType.INTERFACE and not _INTERFACE.match(data):
-        return (f"expected a ROS interface type like 'sensor_msgs/msg/BatteryState', "
-                f"got '{excerpt(data)}'")
-    return None
 
 
 def child_path(parent: str, name: str, siblings: dict[str, int]) -> str:

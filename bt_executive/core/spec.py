@@ -193,6 +193,9 @@ class Document:
     files: list[str] = dataclasses.field(default_factory=list)
     #: Problems that do not stop the file from loading (e.g. a key nothing writes).
     warnings: list[Diagnostic] = dataclasses.field(default_factory=list)
+    #: False when some node or tree of the files did not load (the document has errors):
+    #: a check that needs every node (what each blackboard key holds) waits for a fix.
+    complete: bool = True
 
     @property
     def needs_tree_choice(self) -> bool:

@@ -157,12 +157,17 @@ class BuiltTree:
 
 
 def _describe(error: Exception) -> str:
-    """Return an exception as a message: its text, or its type when it has none."""
+    """Return an exception as a one-line message: its text, or its type when it has none.
+
+    A text of several lines (rclpy's name errors draw the name with a caret under it)
+    becomes one: its lines joined, a line holding only the caret left out.
+    """
     try:
         text = str(error)
     except Exception:  # noqa: B902 - a broken __str__ must not hide the error
         text = ''
-    return text or type(error).__name__
+    lines = [line.strip() for line in text.splitlines()]
+    return ' '.join(line for line in lines if line.strip('^~ ')) or type(error).__name__
 
 
 def table_for(root: py_trees.behaviour.Behaviour) -> NodeTable:

@@ -169,6 +169,9 @@ class YScalar(YNode):
 
     value: Any = None
     quoted: bool = False
+    #: the scalar could not be read (a number out of range...): its error is reported
+    #: already, and whatever uses the value stays silent about it (``value`` is None)
+    invalid: bool = False
 
     def plain(self) -> Any:
         """Return the scalar value."""
@@ -240,6 +243,17 @@ class YMap(YNode):
 
 
 YValue = Union[YScalar, YSeq, YMap]
+
+
+def has_invalid(node: YNode) -> bool:
+    """Tell whether ``node`` holds a scalar that could not be read (already reported)."""
+    if isinstance(node, YScalar):
+        return node.invalid
+    if isinstance(node, YSeq):
+        return any(has_invalid(item) for item in node)
+    if isinstance(node, YMap):
+        return any(has_invalid(value) for _, value in node.entries)
+    return False
 
 
 def describe(value: Any) -> str:
@@ -319,8 +333,9 @@ class _Expander:
                 f'{MAX_SCALAR_CHARS}')
         try:
             value = construct_scalar(node.tag, node.value)
-        except ValueError as error:
-            raise TreeError.single(loc, str(error)) from None
+        except ValueError as error:  # reported, and the rest of the file is still read
+            self.errors.append(Diagnostic(loc, str(error)))
+            return YScalar(loc, None, quoted=node.style in ('"', "'"), invalid=True)
         return YScalar(loc, value, quoted=node.style in ('"', "'"))
 
     def _key(self, node: yaml.Node, depth: int) -> YScalar:
@@ -400,6 +415,56 @@ def decode(data: bytes, file: str) -> str:
     return text
 
 
+#: PyYAML contexts whose mark is where the user's mistake is: the key that lacks its
+#: ':', the quote that is never closed (the problem is found lines later).
+_MISTAKE_AT_CONTEXT = ('while scanning a simple key', 'while scanning a quoted scalar',
+                       'while scanning a block scalar')
+
+
+def _syntax_error(text: str, exc: yaml.MarkedYAMLError) -> tuple[Any, str]:
+    """Return where a YAML syntax error was made, and the message for it.
+
+    PyYAML reports where it noticed the problem, often the line after the mistake
+    (``Running work`` without its ':' is noticed at the next key). This returns the
+    place the user wrote wrong: the context's mark for the contexts above, the start of
+    a plain text that ran on into a ':' on a later line; else the problem's mark, with
+    the context's place named when it is on another line.
+    """
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or 'invalid YAML'
+    context = f' ({exc.context})' if exc.context and exc.problem else ''
+    if mark is not None and _char_at(text, mark) == '\t':
+        return mark, 'a tab character; YAML indentation must use spaces'
+    if exc.context in _MISTAKE_AT_CONTEXT and exc.context_mark is not None:
+        return exc.context_mark, f'{problem}{context}'
+    if (exc.problem or '').startswith('mapping values are not allowed') and mark is not None:
+        start = _run_on_plain_text(text, mark)
+        if start is not None:
+            return start, (f"the text here runs on to line {mark.line + 1}, where a ':' is "
+                           f"not allowed: a ':' missing here, or line {mark.line + 1} "
+                           'indented too deep?')
+    if (exc.context or '').startswith('while ') and exc.context_mark is not None \
+            and mark is not None and exc.context_mark.line != mark.line:
+        context = f' ({exc.context} at line {exc.context_mark.line + 1}, column ' \
+            f'{exc.context_mark.column + 1})'
+    return mark, f'{problem}{context}'
+
+
+def _run_on_plain_text(text: str, mark: Any) -> Any:
+    """Return where the plain scalar before the ':' at ``mark`` starts, if on an earlier line."""
+    last = None
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if token.start_mark.index >= mark.index:
+                break
+            last = token
+    except yaml.MarkedYAMLError:
+        pass
+    if isinstance(last, yaml.ScalarToken) and last.plain and last.start_mark.line < mark.line:
+        return last.start_mark
+    return None
+
+
 def _char_at(text: str, mark: Any) -> str:
     lines = text.split('\n')
     line: int = mark.line
@@ -467,23 +532,29 @@ def _overflow_node(root: yaml.Node, sizes: dict[int, int]) -> yaml.Node:
             return node
 
 
-def load_text(text: str, file: str) -> Optional[YNode]:
+def load_text(text: str, file: str, *,
+              problems: Optional[list[Diagnostic]] = None) -> Optional[YNode]:
     """Parse one YAML document into located values; None for an empty document.
 
+    Args:
+        text: the YAML text
+        file: the name locations use
+        problems: when given, the problems that leave the rest of the document readable
+            (a duplicate key, a scalar that is no value of its type: ``1e400``) are
+            appended here, each at its own place, and the document is returned with those
+            values left out or marked :attr:`YScalar.invalid`; when None they are raised
+
     Raises:
-        TreeError: on any syntax error, hostile structure or duplicate key.
+        TreeError: on any syntax error or hostile structure; on a duplicate key or an
+            unreadable scalar too when ``problems`` is None.
     """
     try:
         _check_depth(text, file)
         composed = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or 'invalid YAML'
-        context = f' ({exc.context})' if exc.context and exc.problem else ''
-        if mark is not None and _char_at(text, mark) == '\t':
-            problem, context = 'a tab character; YAML indentation must use spaces', ''
-        raise TreeError.single(_location(file, mark),
-                               f'YAML syntax error: {problem}{context}') from None
+        mark, message = _syntax_error(text, exc)
+        raise TreeError.single(_location(file, mark), f'YAML syntax error: {message}') \
+            from None
     except yaml.YAMLError as exc:
         raise TreeError.single(SourceLocation(file),
                                f'YAML error: {str(exc).splitlines()[0]}') from None
@@ -506,7 +577,9 @@ def load_text(text: str, file: str) -> Optional[YNode]:
         raise TreeError.single(SourceLocation(file),
                                f'nesting deeper than {MAX_DEPTH} levels') from None
     if expander.errors:
-        raise TreeError(expander.errors)
+        if problems is None:
+            raise TreeError(expander.errors)
+        problems.extend(expander.errors)
     return result
 
 
@@ -534,8 +607,12 @@ def load_value(text: str, file: str = '<value>') -> Any:
     return None if node is None else node.plain()
 
 
-def load_file(path: str, *, display_name: Optional[str] = None) -> Optional[YNode]:
-    """Read and parse a YAML file; the error locations use ``display_name`` or ``path``."""
+def load_file(path: str, *, display_name: Optional[str] = None,
+              problems: Optional[list[Diagnostic]] = None) -> Optional[YNode]:
+    """Read and parse a YAML file; the error locations use ``display_name`` or ``path``.
+
+    ``problems`` is as for :func:`load_text`.
+    """
     name = display_name or path
     try:
         data = _read(path)
@@ -546,4 +623,4 @@ def load_file(path: str, *, display_name: Optional[str] = None) -> Optional[YNod
             from None
     except OSError as exc:
         raise TreeError.single(SourceLocation(name), f'cannot read: {exc.strerror}') from None
-    return load_text(decode(data, name), name)
+    return load_text(decode(data, name), name, problems=problems)

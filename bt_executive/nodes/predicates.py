@@ -29,9 +29,10 @@ class Condition(Behaviour):
     """SUCCESS if ``predicate()`` is truthy, else FAILURE; never raises.
 
     The predicate is called on every tick. When it is falsy the feedback is
-    '<description> is false' (the name stands in for an empty description). When it raises
-    an exception, the result is FAILURE with the error text as feedback; the exception does
-    not propagate.
+    '<description> is false' (the name stands in for an empty description). A Condition
+    built with tree arguments in its expression describes itself as written, then as
+    compared: ``speed <= limit: 2.0 <= 1.5 is false``. When it raises an exception, the result is
+    FAILURE with the error text as feedback; the exception does not propagate.
     """
 
     declaration = NodeType(
@@ -65,8 +66,13 @@ class Condition(Behaviour):
         """Build a condition over the ``expr`` expression, declaring the keys it reads."""
         expression = params.expression('expr')
         lookup = ctx.lookup
+        written = params.written('expr')
+        # with tree arguments in place the text written names parameters the reader of a
+        # reason cannot see: say what is compared too (speed <= limit: 2.0 <= 1.5); the
+        # blackboard's values stay out, so the reason changes only with the outcome
+        description = written if written == expression.text else f'{written}: {expression}'
         behaviour = cls(name, predicate=lambda: expression.evaluate(lookup),
-                        description=str(expression))
+                        description=description)
         declare_reads(ctx, behaviour, expression.names, probe=expression.evaluate)
         return behaviour
 

@@ -23,8 +23,10 @@ import importlib.util
 from typing import Any, Optional
 
 from bt_executive.core.errors import Diagnostic, quoted, SourceLocation
+from bt_executive.core.loader import DocumentCheck, Loader
 from bt_executive.core.registry import Category, Factory, NodeType, ParamType, Registry
 from bt_executive.core.spec import Document
+from bt_executive.nodes.sections import subscription_keys
 from bt_executive.ros import interfaces, leaves
 from bt_executive.ros.subscriptions import check_fields, nested_class, \
     parse_subscriptions, SubscriptionSpec
@@ -34,14 +36,24 @@ def check_ros(document: Document,
               registry: Registry) -> tuple[list[SubscriptionSpec], list[Diagnostic]]:
     """Parse the subscriptions and check them and every ROS leaf of every tree.
 
+    The document may be one the loader found errors in (:attr:`Document.complete`): each
+    subscription and leaf that loaded is checked as usual. Only the fields expressions
+    read of message-holding keys wait (they need every writer of every key and every
+    subscription's type); a warning says so when there are such keys to check.
+
     Returns:
         The subscription specs and every problem found (empty when the file is fine).
     """
     specs, errors = parse_subscriptions(document.sections.get('subscriptions', []))
     for spec in specs:
         errors.extend(check_fields(spec))
-    if not errors:
+    if not errors and document.complete:
         errors.extend(check_message_reads(document, registry, specs))
+    elif _reads_messages(document, registry):
+        errors.append(Diagnostic(
+            SourceLocation(document.path), 'the fields expressions read of keys that hold '
+            'a message were not checked: that check waits until the errors here are fixed',
+            warning=True))
     for tree in document.trees.values():
         for node in tree.root.walk():
             node_type = registry.get(node.type)
@@ -49,6 +61,48 @@ def check_ros(document: Document,
                 errors.extend(Diagnostic(loc, message, node.path)
                               for loc, message in leaves.check_leaf(node))
     return specs, errors
+
+
+def document_check(registry: Registry) -> DocumentCheck:
+    """Return the ROS checks as a check the core loader runs (``Loader(checks=...)``).
+
+    It returns :func:`check_ros`'s problems and :func:`missing_packages`'s warnings, so a
+    file with loader errors still gets its ROS problems reported in the same run.
+    """
+    def check(document: Document) -> list[Diagnostic]:
+        specs, problems = check_ros(document, registry)
+        return problems + missing_packages(document, registry, specs)
+
+    return check
+
+
+def load(path: str, registry: Registry) -> tuple[Document, list[SubscriptionSpec]]:
+    """Load a tree file with every check the executive runs before it builds.
+
+    Raises:
+        TreeError: with every problem of the loader and of the ROS checks, in file order.
+    """
+    document = Loader(registry, checks=[document_check(registry)]).load(path)
+    specs, _ = parse_subscriptions(document.sections.get('subscriptions', []))
+    return document, specs
+
+
+def _reads_messages(document: Document, registry: Registry) -> bool:
+    """Tell whether an expression reads a key a subscription or a ROS leaf may fill."""
+    filled = {key for section in document.sections.get('subscriptions', [])
+              for key in subscription_keys(section)}
+    nodes = [node for tree in document.trees.values() for node in tree.root.walk()]
+    for node in nodes:
+        node_type = registry.get(node.type)
+        if node_type is None or not node_type.ros:
+            continue
+        for param in node_type.params:
+            value = node.params.get(param.name)
+            if param.type is ParamType.KEY and param.writes and value is not None \
+                    and isinstance(value.data, str):
+                filled.add(value.data.partition('.')[0])
+    return any(expression_names & filled for node in nodes for value in node.params.values()
+               for expression_names in (d.expression.names for d in value.dynamics()))
 
 
 def check_message_reads(document: Document, registry: Registry,
@@ -192,4 +246,4 @@ def _unless_missing(node_type: NodeType, real: Factory, stub: Factory) -> Factor
     return factory
 
 
-__all__ = ['build_registry', 'check_ros', 'missing_packages']
+__all__ = ['build_registry', 'check_ros', 'document_check', 'load', 'missing_packages']

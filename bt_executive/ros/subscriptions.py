@@ -28,13 +28,14 @@ import math
 import re
 from typing import Any, Callable, Mapping, Optional
 
-from bt_executive.core.errors import Diagnostic, SourceLocation
+from bt_executive.core.errors import Diagnostic, quoted, SourceLocation
 from bt_executive.core.expressions import EvaluationError
 from bt_executive.core.registry import hint
 from bt_executive.core.yaml_source import YMap, YNode, YScalar, YSeq
 from bt_executive.nodes.sections import (
     FIELD_PATH_PATTERN, KEY_PATTERN, MSG_TYPE_PATTERN, QOS_PROFILES, SUBSCRIPTION_KEYS,
     TOPIC_PATTERN)
+from bt_executive.ros.names import name_problem
 import py_trees
 
 # the names and patterns are the catalogue's, which also gives the section's JSON Schema
@@ -117,6 +118,10 @@ def _parse_entry(entry: YNode, errors: list[Diagnostic]) -> Optional[Subscriptio
         return node.value
 
     topic = string('topic', _TOPIC, 'a topic name')
+    problem = name_problem(topic, service=False) if topic is not None else ''
+    if problem:
+        error(entry.get('topic'), f"'topic' {quoted(topic)}: {problem}")
+        topic = None
     msg_type = string('type', _MSG_TYPE, "a message type like 'std_msgs/msg/Bool'")
     if entry.get('topic') is None:
         error(entry, "subscription needs 'topic'")

@@ -406,8 +406,11 @@ def test_reads_of_the_response_and_messages_are_checked() -> None:
          'success, message'),
         ('tree.yaml:6:32', "expr 'msg.poses[0].positon.x > 1 and len(msg.poses) > 0': field "
          "msg.poses.0.positon.x: unknown field 'positon' for geometry_msgs/msg/Pose (did you "
-         "mean 'position'?); valid fields: position, orientation")], problems
-    with pytest.raises(TreeError) as raised:  # TopicAction: when it is built
+         "mean 'position'?); valid fields: position, orientation"),
+        ('tree.yaml:11:34', "succeeded 'msg.status == 4 and goal.stamp.sex': field "
+         "goal.stamp.sex: unknown field 'sex' for builtin_interfaces/msg/Time (did you mean "
+         "'sec'?); valid fields: sec, nanosec")], problems
+    with pytest.raises(TreeError) as raised:  # and when it is built (tree arguments in)
         build(document, registry=registry)
     messages = [diagnostic.message for diagnostic in raised.value.diagnostics]
     assert any(message.startswith("cannot build TopicAction: succeeded 'msg.status == 4 and "

@@ -267,3 +267,167 @@ def test_each_ros_leaf_class_carries_the_declaration_the_offline_catalogue_regis
             assert param is None or declared.param(param) is not None, (leaf, param)
     assert {name for name, leaf in zip(leaves.FACTORIES, leaves.LEAVES) if leaf.backs_off} \
         == {'Action', 'Service', 'TopicAction'}
+
+
+# ---- every problem in one run ----------------------------------------------------------
+
+def _validate_lines(tmp_path: pathlib.Path, text: str) -> tuple[str, list[str]]:
+    path = tmp_path / 'tree.yaml'
+    path.write_text(text)
+    result = _validate(str(path))
+    assert result.returncode == 1, result.stderr
+    return str(path), result.stderr.splitlines()
+
+
+@pytest.mark.ros
+def test_loader_errors_do_not_hide_the_ros_checks(tmp_path):
+    path, lines = _validate_lines(tmp_path, """
+trees:
+  Main:
+    Sequence:
+      - Subtree: Dokc
+      - Action: {type: test_msgs/action/Fibonacci, server: fib, goal: {ordr: 5}}
+  Dock:
+    Success:
+""")
+    assert lines == [
+        f"{path}:5:18: Main/Sequence/Subtree: unknown tree 'Dokc' (did you mean 'Dock'?) "
+        '(trees: Dock, Main)',
+        f"{path}:6:71: Main/Sequence/Action: field goal.ordr: unknown field 'ordr' for "
+        "test_msgs/action/Fibonacci_Goal (did you mean 'order'?); valid fields: order",
+        f'{path}: 2 errors']
+
+
+@pytest.mark.ros
+def test_malformed_types_do_not_hide_other_type_errors_nor_the_package_warning(tmp_path):
+    path, lines = _validate_lines(tmp_path, """
+trees:
+  Main:
+    Sequence:
+      - Action: {type: test_msgs/Fibonacci, server: fib}
+      - Service: {type: 'std_srvs/srv/', service: s}
+      - Action: {type: test_msgs/action/Fibonaci, server: fib2}
+      - Service: {type: std_srvs/msg/Trigger, service: s2}
+      - Action: {type: nowhere_msgs/action/Go, server: go}
+""")
+    expected = "expected a ROS interface type like 'sensor_msgs/msg/BatteryState', got"
+    assert lines == [
+        f"{path}:5:24: Main/Sequence/Action: parameter 'type': {expected} "
+        "'test_msgs/Fibonacci'",
+        f"{path}:6:25: Main/Sequence/Service: parameter 'type': {expected} 'std_srvs/srv/'",
+        f"{path}:7:24: Main/Sequence/Action#2: package 'test_msgs' has no action type "
+        "'Fibonaci' (did you mean 'Fibonacci'?)",
+        f'{path}:8:25: Main/Sequence/Service#2: expected a srv type, got a msg type: '
+        "'std_srvs/msg/Trigger'",
+        f"{path}:9:24: warning: Main/Sequence/Action#3: package 'nowhere_msgs' is not "
+        'installed here, so nowhere_msgs/action/Go and the fields written for it were not '
+        'checked; the executive rejects the file on a machine without the package',
+        f'{path}: 4 errors, 1 warning']
+
+
+@pytest.mark.ros
+def test_every_problem_of_a_topic_action_is_reported_at_its_parameter(tmp_path):
+    path, lines = _validate_lines(tmp_path, """
+trees:
+  Main:
+    TopicAction:
+      goal_topic: dock_goal
+      goal_type: geometry_msgs/msg/PoseStamped
+      stamp_field: header.stmp
+      status_topic: dock_status
+      status_type: std_msgs/msg/String
+      match: msg.dat == 'x'
+""")
+    assert lines == [
+        f"{path}:4:5: Main/TopicAction: TopicAction needs parameter 'succeeded' (expression: "
+        'success test over `msg`)',
+        f"{path}:7:20: Main/TopicAction: stamp_field 'header.stmp': no field 'stmp'",
+        f"{path}:10:14: Main/TopicAction: match \"msg.dat == 'x'\": field msg.dat: unknown "
+        "field 'dat' for std_msgs/msg/String (did you mean 'data'?); valid fields: data",
+        f'{path}: 3 errors']
+
+
+@pytest.mark.ros
+def test_a_problem_found_when_building_is_located_at_the_parameter(tmp_path):
+    path = tmp_path / 'tree.yaml'
+    path.write_text("""
+main: Main
+trees:
+  Main:
+    Subtree: {tree: Check, field: header.stmp}
+  Check:
+    params: {field: null}
+    root:
+      TopicAction: {goal_topic: g, goal_type: geometry_msgs/msg/PoseStamped,
+                    stamp_field: $field, status_topic: s, status_type: std_msgs/msg/String,
+                    succeeded: 'true'}
+""")
+    with pytest.raises(TreeError) as rejected:
+        _host().load(str(path))
+    assert [str(d) for d in rejected.value.diagnostics] == [
+        f'{path}:10:34: Main/Subtree/Check/TopicAction: cannot build TopicAction: '
+        "stamp_field 'header.stmp': no field 'stmp'"]
+
+
+@pytest.mark.ros
+def test_a_ros_error_leaves_the_tree_whole_so_its_build_problems_show_too(tmp_path):
+    path, lines = _validate_lines(tmp_path, """
+trees:
+  Main:
+    Sequence:
+      - Action: {type: test_msgs/action/Fibonacci, server: fib, goal: {ordr: 5}}
+      - Log: '${1 / 0}'
+      - Wiat: 1
+  Other:
+    Log: '${2 / 0}'
+""")
+    assert lines == [
+        f"{path}:5:71: Main/Sequence/Action: field goal.ordr: unknown field 'ordr' for "
+        "test_msgs/action/Fibonacci_Goal (did you mean 'order'?); valid fields: order",
+        f"{path}:7:9: Main/Sequence/Wiat: unknown node type 'Wiat' (did you mean 'Wait'?) "
+        "(run 'bt-executive nodes' for the catalogue)",
+        f"{path}:9:10: Other/Log: bad expression '2 / 0': division by zero in '/' (it reads "
+        'no blackboard key, so it is evaluated when the tree is built)',
+        f'{path}: 3 errors']
+    path, lines = _validate_lines(tmp_path, """
+trees:
+  Main:
+    Sequence:
+      - Action: {type: test_msgs/action/Fibonacci, server: fib, goal: {ordr: 5}}
+      - Log: '${1 / 0}'
+""")
+    assert lines[1] == (f"{path}:6:14: Main/Sequence/Log: bad expression '1 / 0': division "
+                        "by zero in '/' (it reads no blackboard key, so it is evaluated when "
+                        'the tree is built)')
+
+
+@pytest.mark.ros
+def test_the_executive_s_load_with_every_check_reports_loader_and_ros_problems(tmp_path):
+    # bt_executive.ros.checks.load: the loader with the ROS checks as its document checks
+    from bt_executive.nodes.catalogue import default_registry
+    from bt_executive.ros import checks
+    path = tmp_path / 'tree.yaml'
+    path.write_text('subscriptions:\n  - {topic: odom, type: nav_msgs/msg/Odometry, key: odom}\n'
+                    'trees:\n  Main:\n    Sequence:\n      - Subtree: Dokc\n'
+                    "      - Service: {type: std_srvs/srv/Trigger, service: 'dock//now'}\n"
+                    '      - Condition: odom.pose.pose.positon.x > 1\n')
+    with pytest.raises(TreeError) as rejected:
+        checks.load(str(path), default_registry())
+    assert [(d.location.line, d.message.split(':')[0]) for d in rejected.value.diagnostics] \
+        == [(6, "unknown tree 'Dokc' (trees"), (7, "service 'dock//now'"),
+            (8, "expr 'odom.pose.pose.positon.x > 1'")]
+    assert rejected.value.warnings == []
+    text = path.read_text().replace('Subtree: Dokc', 'Wiat: 1')
+    path.write_text(text)  # a node lost: what each key holds is not known, that check waits
+    with pytest.raises(TreeError) as rejected:
+        checks.load(str(path), default_registry())
+    assert [(d.location.line, d.message.split(':')[0]) for d in rejected.value.diagnostics] \
+        == [(6, "unknown node type 'Wiat' (did you mean 'Wait'?) (run 'bt-executive nodes' "
+                'for the catalogue)'), (7, "service 'dock//now'")]
+    assert [d.message for d in rejected.value.warnings] == [
+        'the fields expressions read of keys that hold a message were not checked: that '
+        'check waits until the errors here are fixed']
+    path.write_text('subscriptions:\n  - {topic: odom, type: nav_msgs/msg/Odometry, key: odom}\n'
+                    'trees:\n  Main:\n    Condition: odom.pose.pose.position.x > 1\n')
+    document, specs = checks.load(str(path), default_registry())
+    assert [spec.topic for spec in specs] == ['odom'] and document.warnings == []

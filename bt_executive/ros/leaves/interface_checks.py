@@ -24,13 +24,12 @@ import importlib.util
 from typing import Any, Callable, Mapping, Optional
 
 from bt_executive.core.builder import Params
-from bt_executive.core.errors import quoted, SourceLocation
+from bt_executive.core.errors import ParameterError, quoted, SourceLocation
 from bt_executive.core.expressions import Expression, parse
 from bt_executive.core.spec import Dynamic, NodeSpec, Value
 from bt_executive.ros import interfaces
 from bt_executive.ros.leaves.templates import MessageTemplate
-from rclpy.exceptions import InvalidServiceNameException, InvalidTopicNameException
-from rclpy.validate_topic_name import validate_topic_name
+from bt_executive.ros.names import name_problem
 
 __all__ = ['LeafInterface', 'Problem', 'Written', 'check_interface', 'checked_expression',
            'each', 'expression', 'name_problem', 'read_problems', 'template', 'written_type']
@@ -73,6 +72,8 @@ class LeafInterface:
         test_binds: the name the test reads that (``response``, ``msg``)
         test_part: the message class of that, from the interface
         writes: the messages the leaf writes to its key parameters, by parameter
+        more_names: more parameters holding topic names (checked like ``name_param``
+            when not empty)
     """
 
     kind: str
@@ -84,6 +85,7 @@ class LeafInterface:
     test_binds: str = ''
     test_part: Callable[[type], type] = _whole
     writes: Mapping[str, Written] = dataclasses.field(default_factory=dict)
+    more_names: tuple[str, ...] = ()
 
 
 def check_interface(spec: NodeSpec, interface: LeafInterface, *,
@@ -104,12 +106,14 @@ def check_interface(spec: NodeSpec, interface: LeafInterface, *,
         leaf has a mapping parameter.
     """
     problems: list[Problem] = []
-    name_value = spec.params.get(interface.name_param)
-    if name_value is not None and isinstance(name_value.data, str):
-        problem = name_problem(name_value.data, service=interface.kind == 'srv')
-        if problem:
-            problems.append((name_value.loc,
-                             f"{interface.name_param} '{name_value.data}': {problem}"))
+    for param in (interface.name_param, *interface.more_names):
+        name_value = spec.params.get(param)
+        if name_value is not None and isinstance(name_value.data, str) \
+                and (name_value.data or param == interface.name_param):
+            problem = name_problem(name_value.data, service=interface.kind == 'srv')
+            if problem:
+                problems.append((name_value.loc,
+                                 f'{param} {quoted(name_value.data)}: {problem}'))
     type_value = spec.params.get(interface.type_param)
     if type_value is None or not isinstance(type_value.data, str):
         return problems  # absent (the loader reports it) or a tree parameter
@@ -156,16 +160,6 @@ def written_type(spec: NodeSpec, param: str, interface: LeafInterface) -> Option
         return None
 
 
-def name_problem(name: str, *, service: bool) -> str:
-    """Return why a topic, service or action name is invalid, or ''."""
-    try:
-        validate_topic_name(name, is_service=service)
-    except (InvalidTopicNameException, InvalidServiceNameException) as error:
-        first = str(error).splitlines()[0].rstrip(':')
-        return first.split(': ', 1)[-1]
-    return ''
-
-
 def expression(params: Params, name: str) -> Expression:
     """Return an expression parameter, parsing the declared default when it is absent."""
     found = params.expression(name)
@@ -181,12 +175,14 @@ def checked_expression(params: Params, name: str, roots: dict[str, type]) -> Exp
     message class each stands for.
 
     Raises:
-        ValueError: if a read names no field (every one listed), e.g. ``response.sucess``.
+        ParameterError: if a read names no field (every one listed), e.g.
+            ``response.sucess``.
     """
     checked = expression(params, name)
     problems = read_problems(checked, roots)
     if problems:
-        raise ValueError(f'{name} {quoted(checked.text)}: ' + '; '.join(problems))
+        raise ParameterError([(name, f'{name} {quoted(checked.text)}: '
+                               + '; '.join(problems))])
     return checked
 
 
@@ -198,15 +194,22 @@ def read_problems(checked: Expression, roots: dict[str, type]) -> list[str]:
 
 
 def each(*parts: Callable[[], Any]) -> list[Any]:
-    """Return what each part builds; raise one ValueError listing every part's problems."""
+    """Return what each part builds; raise one error listing every part's problems.
+
+    Raises:
+        ParameterError: with each part's problems, under the parameter it names (a plain
+            ValueError's under '', the node).
+    """
     built, problems = [], []
     for part in parts:
         try:
             built.append(part())
+        except ParameterError as error:
+            problems.extend(error.problems)
         except ValueError as error:
-            problems.append(str(error))
+            problems.append(('', str(error)))
     if problems:
-        raise ValueError('; '.join(problems))
+        raise ParameterError(problems)
     return built
 
 
@@ -214,10 +217,10 @@ def template(params: Params, name: str, msg_class: type) -> MessageTemplate:
     """Return the message template of a mapping parameter, checked against the type.
 
     Raises:
-        ValueError: if a literal part does not fit the message (every problem listed).
+        ParameterError: if a literal part does not fit the message (every problem listed).
     """
     built = MessageTemplate(msg_class, params.values.get(name), name)
     problems = built.check()
     if problems:
-        raise ValueError('; '.join(str(problem) for problem in problems))
+        raise ParameterError([(name, '; '.join(str(problem) for problem in problems))])
     return built

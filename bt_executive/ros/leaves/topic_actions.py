@@ -17,15 +17,16 @@ from typing import Any, Optional
 import weakref
 
 from bt_executive.core.builder import BuildContext, Params
+from bt_executive.core.errors import ParameterError, quoted
 from bt_executive.core.expressions import EvaluationError, Expression
-from bt_executive.core.spec import NodeSpec
+from bt_executive.core.spec import Dynamic, NodeSpec
 from bt_executive.nodes.ros_leaf_types import TOPIC_ACTION
 from bt_executive.ros import entities, interfaces
 from bt_executive.ros.leaves.common import Lookup, lookup_with, MAX_PENDING_MESSAGES, \
     publisher_gids, RosLeaf, seconds_text, SERVER_POLL_PERIOD, ServerWatch, store_result, \
     subscriber_gids
 from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
-    each, LeafInterface, Problem, template, Written
+    each, LeafInterface, Problem, read_problems, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
 from bt_executive.ros.subscriptions import qos_profile
 from py_trees.behaviour import Behaviour
@@ -64,6 +65,7 @@ class TopicActionLeaf(RosLeaf):
     #: are checked when the leaf is built: the status type may be a default)
     interface = LeafInterface(kind='msg', type_param='goal_type', name_param='goal_topic',
                               mapping_param='goal',
+                              more_names=('status_topic', 'cancel_topic'),
                               writes={'status_key': Written('status_type', 'msg')})
     #: a run that fails holds the next one back (bt_executive/ros/leaves/backoff.py)
     backs_off = True
@@ -335,20 +337,21 @@ def _check_time_field(msg_class: type, path: str) -> None:
     """Check that ``path`` names a builtin_interfaces/Time field of the message.
 
     Raises:
-        ValueError: if it does not.
+        ParameterError: if it does not.
     """
     current: Any = msg_class()
     for part in path.split('.'):
         if not hasattr(current, 'get_fields_and_field_types') \
                 or part not in current.get_fields_and_field_types():
-            raise ValueError(f"stamp_field '{path}': no field '{part}'")
+            raise ParameterError([('stamp_field', f"stamp_field '{path}': no field '{part}'")])
         current = getattr(current, part)
     if type(current).__name__ != 'Time':
-        raise ValueError(f"stamp_field '{path}' is not a builtin_interfaces/msg/Time field")
+        raise ParameterError([('stamp_field', f"stamp_field '{path}' is not a "
+                               'builtin_interfaces/msg/Time field')])
 
 
 def _stamp_and_cancel_problems(spec: NodeSpec, goal_class: type) -> list[Problem]:
-    """Check a TopicAction's ``stamp_field`` and ``cancel`` fields (literal parts)."""
+    """Check a TopicAction's ``stamp_field``, ``cancel`` and the fields its tests read."""
     problems: list[Problem] = []
     stamp = spec.params.get('stamp_field')
     if stamp is not None and isinstance(stamp.data, str) and stamp.data:
@@ -357,22 +360,47 @@ def _stamp_and_cancel_problems(spec: NodeSpec, goal_class: type) -> list[Problem
         except ValueError as error:
             problems.append((stamp.loc, str(error)))
     problems.extend(_cancel_problems(spec))
+    problems.extend(_test_problems(spec, goal_class))
     return sorted(problems, key=lambda problem: (problem[0].line, problem[0].column))
+
+
+def _test_problems(spec: NodeSpec, goal_class: type) -> list[Problem]:
+    """Check the fields ``match``, ``succeeded`` and ``failed`` read of ``msg`` and ``goal``."""
+    status_class, problems = _message_class(spec, 'status_type')
+    if status_class is None:
+        return problems
+    roots = {'msg': status_class, 'goal': goal_class}
+    for name in ('match', 'succeeded', 'failed'):
+        test = spec.params.get(name)
+        if test is not None and isinstance(test.data, Dynamic):
+            problems.extend((test.loc, f'{name} {quoted(test.data.expression.text)}: {problem}')
+                            for problem in read_problems(test.data.expression, roots))
+    return problems
 
 
 def _cancel_problems(spec: NodeSpec) -> list[Problem]:
     """Check a TopicAction's ``cancel_type`` and the literal parts of its ``cancel``."""
-    cancel, cancel_type = spec.params.get('cancel'), spec.params.get('cancel_type')
-    if cancel_type is None or not isinstance(cancel_type.data, str):
-        return []  # the default, std_msgs/msg/Empty, or a tree parameter
-    try:
-        parsed = interfaces.parse_type_string(cancel_type.data, kind='msg')
-        if importlib.util.find_spec(parsed.package) is None:
-            return []
-        cancel_class = interfaces.resolve(cancel_type.data, kind='msg')
-    except interfaces.InterfaceError as error:
-        return [(cancel_type.loc, str(error))]
-    if cancel is None:
-        return []
+    cancel = spec.params.get('cancel')
+    cancel_class, problems = _message_class(spec, 'cancel_type')
+    if cancel_class is None or cancel is None:
+        return problems
     template = MessageTemplate(cancel_class, cancel, 'cancel')
     return [(cancel.loc, str(error)) for error in template.check()]
+
+
+def _message_class(spec: NodeSpec, param: str) -> tuple[Optional[type], list[Problem]]:
+    """Return the message class a literal type parameter names, or None and why not.
+
+    None without a problem when the parameter is not set (its default, or the loader
+    reports it missing), is a tree parameter, or names a package not installed here.
+    """
+    value = spec.params.get(param)
+    if value is None or not isinstance(value.data, str):
+        return None, []
+    try:
+        parsed = interfaces.parse_type_string(value.data, kind='msg')
+        if importlib.util.find_spec(parsed.package) is None:
+            return None, []
+        return interfaces.resolve(value.data, kind='msg'), []
+    except interfaces.InterfaceError as error:
+        return None, [(value.loc, str(error))]
