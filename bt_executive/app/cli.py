@@ -208,17 +208,17 @@ def _load_checked(path: str, skipped: list[str]):
     from bt_executive.core.loader import Loader
     registry = _catalogue()[1]
 
-    def ros_checks(document) -> list[Diagnostic]:
+    def check_ros(document) -> list[Diagnostic]:
         if not uses_ros(document, registry):
             return []  # nothing to check: rclpy is not even imported
-        ros, why_not = _ros_checks()
+        ros, why_not = ros_checks()
         if ros is None:
             skipped.append(why_not)
             return []
         problems: list[Diagnostic] = ros.document_check(registry)(document)
         return problems
 
-    return registry, Loader(registry, checks=[ros_checks]).load(path)
+    return registry, Loader(registry, checks=[check_ros]).load(path)
 
 
 def _print_skipped(skipped: list[str]) -> None:
@@ -274,7 +274,7 @@ def cmd_tick(args: argparse.Namespace) -> int:
         if not skipped and uses_ros(document, registry):
             # build as the executive does: its leaf factories check what the tree
             # arguments put into goals, requests and tests (the run below uses stubs)
-            ros, _ = _ros_checks()
+            ros, _ = ros_checks()
             _build(ros.build_registry(registry), document, name)
         py_trees.blackboard.Blackboard.clear()
         apply_blackboard_defaults(document)

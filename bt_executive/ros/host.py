@@ -19,7 +19,6 @@ from typing import Any, Callable, Optional
 
 from bt_executive.core.builder import apply_blackboard_defaults, BuildContext, Builder
 from bt_executive.core.errors import SourceLocation, TreeError
-from bt_executive.core.loader import Loader
 from bt_executive.core.registry import Registry
 from bt_executive.core.spec import Document
 from bt_executive.core.table import BuiltTree
@@ -27,8 +26,7 @@ from bt_executive.nodes.decorators import reset_limits
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import active_path, failure_reason
-from bt_executive.ros import entities
-from bt_executive.ros.checks import check_ros
+from bt_executive.ros import checks, entities
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.leaves import backoff
 from bt_executive.ros.leaves.common import LeafHost
@@ -198,10 +196,8 @@ class TreeHost:
         Raises:
             TreeError: with every problem found; nothing is left behind on the node.
         """
-        document = Loader(self.registry).load(tree_file)
-        specs, errors = check_ros(document, self.registry)
-        if errors:
-            raise TreeError(errors)
+        # the loader's and the ROS checks' problems, all in one TreeError (file order)
+        document, specs = checks.load(tree_file, self.registry)
         tree = document.tree(tree_name or None, choose=CHOOSE_TREE)
         for warning in document.warnings:
             self.logger.warning(str(warning))

@@ -57,7 +57,6 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
     """
     applied = use_dds_profile()  # before ROS starts: histories per message (ros/dds_profile.py)
     rclpy.init(args=args, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-    rclpy.logging.get_logger(program).info(in_effect(applied))
     received: list[int] = []
     starting = [True]
     status = 0
@@ -80,6 +79,7 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
             if started is not None:
                 started(executives)
         except TreeError:
+            rclpy.logging.get_logger(program).info(in_effect(applied))
             return 1
         except ParameterException as error:
             print(f'{program}: {error} ({program} --help lists the parameters)',
@@ -89,6 +89,8 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
             return 0
         finally:
             starting.clear()
+        # said once the parameters were taken: a bad parameter's exit stays one line
+        rclpy.logging.get_logger(program).info(in_effect(applied))
         for executive in executives:
             executor.add_node(executive)
             added.append(executive)
