@@ -44,6 +44,9 @@ import yaml
 
 #: Documents per run; BT_FUZZ_EXAMPLES=100000 for a longer search.
 EXAMPLES = int(os.environ.get('BT_FUZZ_EXAMPLES', '10000'))
+#: The run is cut into this many tests of EXAMPLES / SHARDS documents each (independent
+#: draws), so that parallel test workers share it out.
+SHARDS = 4
 #: Seconds one document may take to load and build (they take milliseconds).
 TIME_BOUND = 5.0
 #: Bytes one document may allocate at its peak (the largest legal ones need ~40 MiB), and
@@ -440,13 +443,21 @@ def peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def test_generated_documents_raise_only_tree_errors_within_bounds(folder: pathlib.Path):
+def shard_size(shard: int, total: int = EXAMPLES) -> int:
+    """Return how many of ``total`` documents shard ``shard`` (of SHARDS) checks."""
+    return total // SHARDS + (1 if shard < total % SHARDS else 0)
+
+
+@pytest.mark.parametrize('shard', range(SHARDS))
+def test_generated_documents_raise_only_tree_errors_within_bounds(
+        folder: pathlib.Path, shard: int):
+    examples = shard_size(shard)
     path = folder / 'fuzz.yaml'
     outcomes = {'loaded': 0, 'rejected': 0}
     worst = {'seconds': 0.0, 'traced': 0}
     rss_before = peak_rss()
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None,
+    @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(st.integers(min_value=0, max_value=2**64 - 1))
     def check(seed: int) -> None:
@@ -481,6 +492,6 @@ def test_generated_documents_raise_only_tree_errors_within_bounds(folder: pathli
     print(f'\n{total} documents: {outcomes}; slowest {worst["seconds"] * 1e3:.0f} ms; largest '
           f'traced peak {worst["traced"] / 2**20:.1f} MiB; peak RSS grew '
           f'{(peak_rss() - rss_before) / 2**20:.1f} MiB')
-    assert total >= EXAMPLES
-    assert outcomes['loaded'] >= EXAMPLES // 10, \
+    assert total >= examples
+    assert outcomes['loaded'] >= examples // 10, \
         f'too few valid documents to exercise the builder: {outcomes}'
