@@ -39,8 +39,13 @@ browser:
 demo: $(STAMP)
 	$(VENV)/bin/bt-executive demo $(ARGS)
 
+# The suite runs on JOBS parallel workers (pytest-xdist), each in a ROS domain of its own
+# (test/conftest.py), in a random order (pytest-randomly) whose seed the header prints
+# ("Using --randomly-seed=N"): ARGS='--randomly-seed=N' repeats the order,
+# ARGS='-p no:randomly' keeps the file order, JOBS=0 runs in this one process.
+JOBS ?= 3
 test: $(STAMP) browser
-	$(PY) -m pytest $(ARGS)
+	$(PY) -m pytest -n $(JOBS) --dist worksteal $(ARGS)
 
 bench: $(STAMP)
 	$(PY) bench/run.py $(ARGS)

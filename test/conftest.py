@@ -12,7 +12,10 @@ two environment variables every ROS process started by the tests must have:
   machine (other checkouts, CI, benchmarks) never see each other's nodes, topics and
   actions: two runs each starting a ``fibonacci`` action server would otherwise answer
   each other's goals. Two runs whose pids collide modulo 100 would still share a domain;
-  set ``ROS_DOMAIN_ID`` explicitly to rule that out.
+  set ``ROS_DOMAIN_ID`` explicitly to rule that out. Under pytest-xdist (``make test``
+  runs ``-n``) each worker ``gwN`` takes the run's domain plus N + 1 (wrapping within
+  1..232), so the workers' tests do not see each other either; the run's own domain
+  (the controller's) starts no ROS process.
 
 Spawned peer processes inherit both through ``os.environ``. (The PyPI ROS wheels re-exec
 the interpreter once at start-up to set ``LD_LIBRARY_PATH``; the pid stays the same and
@@ -26,6 +29,7 @@ core suite still runs without ROS.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
+import fcntl
 import json
 import os
 import pathlib
@@ -40,6 +44,10 @@ import pytest
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 if not os.environ.get('ROS_DOMAIN_ID'):
     os.environ['ROS_DOMAIN_ID'] = str(1 + os.getpid() % 100)
+_WORKER = re.fullmatch(r'gw(\d+)', os.environ.get('PYTEST_XDIST_WORKER', ''))
+if _WORKER:  # an xdist worker: the run's domain plus the worker's number, within 1..232
+    os.environ['ROS_DOMAIN_ID'] = str(
+        1 + (int(os.environ['ROS_DOMAIN_ID']) + int(_WORKER.group(1))) % 232)
 
 # Make ``import helpers`` work from every test directory.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -219,8 +227,13 @@ def typed_standin() -> Callable[[str], Any]:
 
     def get(package: str) -> Any:
         if package not in found:
-            done = subprocess.run([sys.executable, str(script), package], capture_output=True,
-                                  text=True, timeout=900, check=False)
+            # one build at a time on this machine: a parallel worker asking for the same
+            # package waits for the first build and reuses it instead of building it too
+            with open(pathlib.Path(sys.prefix) / 'standins-cache.lock', 'a') as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                done = subprocess.run([sys.executable, str(script), package],
+                                      capture_output=True, text=True, timeout=900,
+                                      check=False)
             lines = done.stdout.strip().splitlines()
             try:
                 answer = json.loads(lines[-1]) if lines else {}

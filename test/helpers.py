@@ -60,22 +60,30 @@ SELECTOR_TREE = """
 
 
 def wait_for(predicate: Callable[[], T], timeout: float, message: str, *,
-             interval: float = 0.02, pause: Callable[[float], object] = time.sleep) -> T:
+             interval: float = 0.02, pause: Callable[[float], object] = time.sleep,
+             describe: Optional[Callable[[], object]] = None) -> T:
     """Poll ``predicate`` until it returns a truthy value, at most ``timeout`` seconds.
 
+    The one polling wait of the test tree: a spin-until is this with ``pause`` set to
+    :func:`spinning` (an executor), a tick-until a ``predicate`` that ticks first.
+
     Args:
-        predicate: Called repeatedly; its first truthy result is returned.
+        predicate: Called repeatedly; its first truthy result is returned. It may raise
+            (an AssertionError) to end the wait early, e.g. when a process exited.
         timeout: Seconds to wait at most.
         message: What is awaited, for the error message.
         interval: Seconds between polls.
         pause: Called with the seconds to wait between two polls (at most ``interval``):
-            a sleep by default, or e.g. a bounded ``spin_once`` of an executor.
+            a sleep by default, or e.g. :func:`spinning` an executor.
+        describe: Called on timeout; what it returns is added to the error message
+            (the state that was seen instead).
 
     Returns:
         The first truthy value returned by ``predicate``.
 
     Raises:
-        AssertionError: ``'timed out after {timeout}s waiting for {message}'``.
+        AssertionError: ``'timed out after {timeout}s waiting for {message}'``, then
+            ``'; '`` and ``describe()`` if given.
     """
     deadline = time.monotonic() + timeout
     while True:
@@ -84,8 +92,21 @@ def wait_for(predicate: Callable[[], T], timeout: float, message: str, *,
             return result
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise AssertionError(f'timed out after {timeout}s waiting for {message}')
+            seen = '' if describe is None else f'; {describe()}'
+            raise AssertionError(f'timed out after {timeout}s waiting for {message}{seen}')
         pause(min(interval, remaining))
+
+
+def spinning(executor: Any) -> Callable[[float], None]:
+    """Return a ``pause`` for :func:`wait_for` that spins ``executor`` once.
+
+    The executor runs at most one piece of ready work (a callback, a timer), waiting up
+    to the seconds given for it, instead of the thread sleeping: the predicate is checked
+    again after every callback, so a wait sees each state a callback leaves behind.
+    """
+    def pause(seconds: float) -> None:
+        executor.spin_once(timeout_sec=seconds)
+    return pause
 
 
 def wait_on(changed: threading.Condition, find: Callable[[], Optional[T]], timeout: float,

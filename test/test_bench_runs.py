@@ -12,8 +12,8 @@ import pathlib
 import signal
 import subprocess
 import sys
-import time
 
+from helpers import wait_for
 import pytest
 
 BENCH = pathlib.Path(__file__).resolve().parents[1] / 'bench'
@@ -163,11 +163,8 @@ def fake_benchmark(directory: pathlib.Path, name: str, body: str) -> None:
 
 
 def wait_for_file(path: pathlib.Path, timeout: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout
-    while not path.exists() or not path.read_text().endswith('\n'):
-        assert time.monotonic() < deadline, f'{path} was not written within {timeout} s'
-        time.sleep(0.05)
-    return path.read_text()
+    return wait_for(lambda: path.exists() and path.read_text().endswith('\n')
+                    and path.read_text(), timeout, f'{path} to be written', interval=0.05)
 
 
 def test_a_benchmark_hung_in_c_code_is_ended_with_what_it_started(tmp_path, monkeypatch):

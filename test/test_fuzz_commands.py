@@ -30,6 +30,9 @@ from test_fuzz_loader import Generator, LIB
 
 #: Documents run through every command in process; BT_FUZZ_COMMANDS=20000 for more.
 EXAMPLES = int(os.environ.get('BT_FUZZ_COMMANDS', '1000'))
+#: The run is cut into this many tests of EXAMPLES / SHARDS documents each (independent
+#: draws), so that parallel test workers share it out.
+SHARDS = 2
 #: Trees ``--tree`` picks from (the generator's names, and one that is never defined).
 TREES = ['Main', 'Other', 'Dock', 'Copy', 'T0', 'T1', 'Nope']
 #: A located error line, or the ``FILE: N errors`` summary that ends the list.
@@ -80,11 +83,13 @@ def folder(tmp_path: pathlib.Path) -> pathlib.Path:
     return tmp_path
 
 
-def test_commands_never_raise_and_locate_every_error(folder: pathlib.Path):
+@pytest.mark.parametrize('shard', range(SHARDS))
+def test_commands_never_raise_and_locate_every_error(folder: pathlib.Path, shard: int):
+    examples = EXAMPLES // SHARDS + (1 if shard < EXAMPLES % SHARDS else 0)
     path = folder / 'fuzz.yaml'
     codes = {0: 0, 1: 0}
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None,
+    @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(st.integers(min_value=0, max_value=2**64 - 1))
     def check(seed: int) -> None:
@@ -98,8 +103,8 @@ def test_commands_never_raise_and_locate_every_error(folder: pathlib.Path):
             codes[code] += 1
 
     check()
-    print(f'\n{EXAMPLES} documents, exit codes {codes}')
-    assert codes[0] > EXAMPLES // 2 and codes[1] > EXAMPLES // 2, codes
+    print(f'\n{examples} documents, exit codes {codes}')
+    assert codes[0] > examples // 2 and codes[1] > examples // 2, codes
 
 
 #: The constant expressions of the issue, where a parameter takes a value, an expression,

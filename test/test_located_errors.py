@@ -260,10 +260,21 @@ def test_a_blackboard_value_error_names_the_key():
 # ---- includes --------------------------------------------------------------------------
 
 def include_errors(folder: pathlib.Path, target: str) -> list[str]:
+    """Load ``folder/main.yaml`` including ``target``; return its diagnostics.
+
+    The file is loaded by a relative path from ``folder``: a long quoted path is shortened
+    in a message (``… (N characters)``), so an absolute one would make the messages
+    depend on how deep the temporary folder is (deeper under parallel workers).
+    """
     (folder / 'main.yaml').write_text(f'include: [{target}]\ntrees:\n  Main: Success\n')
-    with pytest.raises(TreeError) as caught:
-        Loader(default_registry()).load(str(folder / 'main.yaml'))
-    return [str(d).replace(str(folder) + os.sep, '') for d in caught.value.diagnostics]
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        with pytest.raises(TreeError) as caught:
+            Loader(default_registry()).load('main.yaml')
+    finally:
+        os.chdir(here)
+    return [str(d) for d in caught.value.diagnostics]
 
 
 def test_an_included_directory_symlink_loop_or_bad_path_points_at_the_include(

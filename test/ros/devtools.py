@@ -18,11 +18,11 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from typing import Any, Optional
 import urllib.error
 import urllib.request
 
+from helpers import wait_on
 import pytest
 
 TIMEOUT = 20.0
@@ -217,17 +217,16 @@ class Browser:
 
     def wait_event(self, method: str, session: str, *, timeout: float = TIMEOUT) -> None:
         """Wait for a protocol event of ``session`` (consuming the events up to it)."""
-        deadline = time.monotonic() + timeout
-        with self._event_changed:
-            while True:
-                for index, event in enumerate(self._events):
-                    if event.get('method') == method and event.get('sessionId') == session:
-                        del self._events[:index + 1]
-                        return
-                remaining = deadline - time.monotonic()
-                if self._closed or remaining <= 0:
-                    raise AssertionError(f'no {method} from Chromium within {timeout}s')
-                self._event_changed.wait(remaining)
+        def find() -> Optional[bool]:
+            for index, event in enumerate(self._events):
+                if event.get('method') == method and event.get('sessionId') == session:
+                    del self._events[:index + 1]
+                    return True
+            assert not self._closed, f'Chromium closed before {method}'
+            return None
+
+        wait_on(self._event_changed, find, timeout,
+                lambda: f'no {method} from Chromium within {timeout}s')
 
     def open_page(self, url: str) -> 'Page':
         """Open ``url`` in a new tab and wait until it has loaded."""

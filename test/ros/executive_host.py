@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 import pathlib
 import textwrap
-import time
 import types
 from typing import Any, Optional
 import uuid
+
+from helpers import spinning, wait_for
 
 TIMEOUT = 15.0
 
@@ -69,15 +70,8 @@ class Host:
         Raises:
             AssertionError: on timeout, with the executive's status.
         """
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f'timed out after {timeout}s waiting for {message}; '
-                                     f'status: {self.executive.status()}')
-            self.executor.spin_once(timeout_sec=0.02)
+        return wait_for(predicate, timeout, message, pause=spinning(self.executor),
+                        describe=lambda: f'status: {self.executive.status()}')
 
     def settle(self, window: float = SETTLE_WINDOW) -> int:
         """Spin until what the executive scheduled so far has run; return its tick count.

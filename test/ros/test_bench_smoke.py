@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Smoke test of the benchmark suite's multi-process parts (bench/run.py --quick).
 
-Runs the latency, idle, start-up, scale and goal-storm benchmarks once with their quick
-(tiny) durations as a real ``bench/run.py`` process, which starts real executives, sims,
-a reflex peer and failing servers, and checks the table it prints: the header, one row
-per expected metric, four cells per row, and figures that parse. Timings are not asserted
+Runs each of the latency, idle, start-up, scale and goal-storm benchmarks once with its
+quick (tiny) durations as a real ``bench/run.py`` process (one test each, so that parallel
+test workers share them out), which starts real executives, sims, a reflex peer and
+failing servers, and checks the table it prints: the header, one row per expected
+metric, four cells per row, and figures that parse. Timings are not asserted
 (the machine is shared); only that each benchmark produced a measurement.
 """
 
@@ -21,64 +22,76 @@ import pytest
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
 BENCH = pathlib.Path(__file__).resolve().parents[2] / 'bench'
-MULTI_PROCESS = ('bench_latency', 'bench_idle', 'bench_startup', 'bench_scale', 'bench_storm')
 TIMEOUT = 150.0
 
-#: metric prefix -> pattern the 'ours' cell must match
+#: benchmark -> {metric prefix -> pattern the 'ours' cell must match}
 EXPECTED = {
-    'reaction latency p50 / p99, periodic 10 Hz': r'[\d.]+ / [\d.]+ ms',
-    'reaction latency p50 / p99 / p99.9, quiet': r'',
-    'reaction latency p50 / p99 / p99.9, CPU-bound neighbour': r'',
-    '  floor: plain rclpy reflex': r'[\d.]+ / [\d.]+ / [\d.]+ ms',
-    '  event, heartbeat 1 s': r'[\d.]+ / [\d.]+ / [\d.]+ ms',
-    '  event, heartbeat 10 s': r'[\d.]+ / [\d.]+ / [\d.]+ ms',
-    '    event, heartbeat 1 s: p99 <= floor p99 + 1 ms': r'(not )?met',
-    '    event, heartbeat 1 s: p99.9 <= floor p99.9 + 1 ms': r'(not )?met',
-    '    event, heartbeat 10 s: p99 <= floor p99 + 1 ms': r'(not )?met',
-    '    event, heartbeat 10 s: p99.9 <= floor p99.9 + 1 ms': r'(not )?met',
-    'idle CPU, parked patrol executive, event (target': r'[\d.]+ % of a core',
-    'idle CPU, parked patrol executive, event, battery steady': r'[\d.]+ % of a core',
-    'idle CPU, parked patrol executive, demo config, event': r'[\d.]+ % of a core',
-    '  ticks per second': r'[\d.]+',
-    '  floor: bare rclpy node on the same topics': r'[\d.]+ % of a core',
-    'start-up: process start -> first tick': r'[\d.]+ s',
-    '  end of imports -> first tick': r'[\d.]+ s',
-    'import bt_executive.ros.executive': r'[\d.]+ s',
-    'memory: RSS of the patrol executive': r'\d+ MiB',
-    'scale (a process per executive and per sim): robots at 10 Hz': r'N [=<] \d+',
-    '  N=2: p99 jitter, worst / median executive': r'[\d.]+ / [\d.]+ ms; [\d.]+ / [\d.]+ %',
-    '  memory: RSS per executive at N=2': r'\d+ \(\d+\) MiB',
-    'scale (shared processes: ': r'N [=<] \d+',
-    '  N=3: p99 jitter, worst / median executive': r'[\d.]+ / [\d.]+ ms; [\d.]+ / [\d.]+ %',
-    '  memory: RSS per executive at N=3': r'\d+ \(\d+\) MiB',
-    'scale goal: >= 30 robots': r'met|not met',
-    'goal storm: goals/s at steady failure, Action (server rejects)': r'[\d.]+ /s',
-    '  Service (response fails)': r'[\d.]+ /s',
+    'bench_latency': {
+        'reaction latency p50 / p99, periodic 10 Hz': r'[\d.]+ / [\d.]+ ms',
+        'reaction latency p50 / p99 / p99.9, quiet': r'',
+        'reaction latency p50 / p99 / p99.9, CPU-bound neighbour': r'',
+        '  floor: plain rclpy reflex': r'[\d.]+ / [\d.]+ / [\d.]+ ms',
+        '  event, heartbeat 1 s': r'[\d.]+ / [\d.]+ / [\d.]+ ms',
+        '  event, heartbeat 10 s': r'[\d.]+ / [\d.]+ / [\d.]+ ms',
+        '    event, heartbeat 1 s: p99 <= floor p99 + 1 ms': r'(not )?met',
+        '    event, heartbeat 1 s: p99.9 <= floor p99.9 + 1 ms': r'(not )?met',
+        '    event, heartbeat 10 s: p99 <= floor p99 + 1 ms': r'(not )?met',
+        '    event, heartbeat 10 s: p99.9 <= floor p99.9 + 1 ms': r'(not )?met',
+    },
+    'bench_idle': {
+        'idle CPU, parked patrol executive, event (target': r'[\d.]+ % of a core',
+        'idle CPU, parked patrol executive, event, battery steady': r'[\d.]+ % of a core',
+        'idle CPU, parked patrol executive, demo config, event': r'[\d.]+ % of a core',
+        '  ticks per second': r'[\d.]+',
+        '  floor: bare rclpy node on the same topics': r'[\d.]+ % of a core',
+    },
+    'bench_startup': {
+        'start-up: process start -> first tick': r'[\d.]+ s',
+        '  end of imports -> first tick': r'[\d.]+ s',
+        'import bt_executive.ros.executive': r'[\d.]+ s',
+        'memory: RSS of the patrol executive': r'\d+ MiB',
+    },
+    'bench_scale': {
+        'scale (a process per executive and per sim): robots at 10 Hz': r'N [=<] \d+',
+        '  N=2: p99 jitter, worst / median executive':
+            r'[\d.]+ / [\d.]+ ms; [\d.]+ / [\d.]+ %',
+        '  memory: RSS per executive at N=2': r'\d+ \(\d+\) MiB',
+        'scale (shared processes: ': r'N [=<] \d+',
+        '  N=3: p99 jitter, worst / median executive':
+            r'[\d.]+ / [\d.]+ ms; [\d.]+ / [\d.]+ %',
+        '  memory: RSS per executive at N=3': r'\d+ \(\d+\) MiB',
+        'scale goal: >= 30 robots': r'met|not met',
+    },
+    'bench_storm': {
+        'goal storm: goals/s at steady failure, Action (server rejects)': r'[\d.]+ /s',
+        '  Service (response fails)': r'[\d.]+ /s',
+    },
 }
 
 
-def run_quick_suite() -> tuple[str, str]:
-    """Run bench/run.py --quick on the multi-process benchmarks; return stdout, stderr.
+def run_quick(name: str) -> tuple[str, str]:
+    """Run ``bench/run.py --quick NAME``; return its stdout and stderr.
 
     On a timeout the suite gets SIGINT, so it stops every process it started.
     """
-    process = subprocess.Popen([sys.executable, str(BENCH / 'run.py'), '--quick',
-                                *MULTI_PROCESS], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ))
+    process = subprocess.Popen([sys.executable, str(BENCH / 'run.py'), '--quick', name],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=dict(os.environ))
     try:
         stdout, stderr = process.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         process.send_signal(signal.SIGINT)
         stdout, stderr = process.communicate(timeout=60.0)
-        pytest.fail(f'the quick suite did not finish within {TIMEOUT:.0f} s; stderr:\n'
+        pytest.fail(f'the quick {name} did not finish within {TIMEOUT:.0f} s; stderr:\n'
                     f'{stderr}\nstdout:\n{stdout}')
     assert process.returncode == 0, f'bench/run.py exited {process.returncode}:\n{stderr}'
     return stdout, stderr
 
 
-def test_quick_suite_prints_a_full_table():
-    stdout, stderr = run_quick_suite()
+@pytest.mark.parametrize('name', sorted(EXPECTED))
+def test_each_quick_benchmark_prints_its_rows_of_the_table(name):
+    """One test per multi-process benchmark, so parallel workers share them out."""
+    stdout, stderr = run_quick(name)
     lines = stdout.rstrip('\n').split('\n')
     header = [cell.strip() for cell in lines[0].split(' | ')]
     assert header == ['metric', 'ours', 'reference', 'ratio'], stdout
@@ -86,17 +99,16 @@ def test_quick_suite_prints_a_full_table():
     rows = [[cell.strip() for cell in line.split(' | ')] for line in lines[2:]]
     assert rows and all(len(row) == 4 for row in rows), stdout
     cells = {line.split(' | ')[0].rstrip(): line.split(' | ') for line in lines[2:]}
-    for prefix, pattern in EXPECTED.items():
-        matching = [name for name in cells if name.startswith(prefix)]
+    for prefix, pattern in EXPECTED[name].items():
+        matching = [metric for metric in cells if metric.startswith(prefix)]
         assert matching, f'no row {prefix!r} in:\n{stdout}\nstderr:\n{stderr}'
         ours = cells[matching[0]][1].strip()
         assert re.fullmatch(pattern, ours), f'{matching[0]!r}: {ours!r} in:\n{stdout}'
     ratios = [row[3] for row in rows if row[3]]
     verdict = r'[\d.]+x|-|met|not met'  # a ratio, or a goal row's verdict
     assert ratios and all(re.fullmatch(verdict, value) for value in ratios), stdout
-    # every benchmark reported progress and its duration on stderr, not in the table
-    for name in MULTI_PROCESS:
-        assert f'{name} took' in stderr, stderr
+    # the benchmark reported progress and its duration on stderr, not in the table
+    assert f'{name} took' in stderr, stderr
     assert 'running' not in stdout
     assert 'did not stop' not in stderr, stderr  # every process it started ended on SIGINT
 

@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from executive_host import Host, write_tree
+from helpers import wait_for
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -314,11 +315,15 @@ def test_a_message_that_changes_what_the_tree_reads_ticks_it_in_the_same_callbac
     for value in (True, False, True):
         received, ticks = feed.received.get('pressed'), ex.executive.tick_count
         publisher.publish(Bool(data=value))
-        deadline = time.monotonic() + 10.0
-        while feed.received.get('pressed') == received:  # one callback per spin_once
-            assert time.monotonic() < deadline, 'the message did not arrive'
+
+        def arrived() -> bool:
+            if feed.received.get('pressed') != received:
+                return True
             assert ex.executive.tick_count == ticks, 'ticked before the message'
-            ex.executor.spin_once(timeout_sec=0.1)
+            return False
+
+        wait_for(arrived, 10.0, 'the message', interval=0.0,  # one callback per spin_once
+                 pause=lambda _: ex.executor.spin_once(timeout_sec=0.1))
         assert ex.executive.tick_count == ticks + 1, 'the callback did not tick the tree'
         assert ex.executive.last_status.name == ('SUCCESS' if value else 'RUNNING')
         ex.settle()  # the tick after the status moved

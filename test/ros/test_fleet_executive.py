@@ -15,12 +15,11 @@ from collections.abc import Callable
 import pathlib
 import signal
 import sys
-import time
 from typing import Any
 import uuid
 
 from executive_host import write_tree
-from helpers import collect_json, SpawnedProcess, wait_for
+from helpers import collect_json, SpawnedProcess, spinning, wait_for
 import pytest
 
 pytestmark = pytest.mark.ros
@@ -34,18 +33,6 @@ KEYS = ['who', 'count', 'level', 'progress']
 
 def unique(prefix: str) -> str:
     return f'{prefix}_{uuid.uuid4().hex[:8]}'
-
-
-def spinning(executor: Any) -> Callable[[float], None]:
-    """Return a pause that spins ``executor`` for the seconds given (one event per call)."""
-    def pause(seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while True:
-            left = end - time.monotonic()
-            if left <= 0:
-                return
-            executor.spin_once(timeout_sec=left)
-    return pause
 
 
 @pytest.fixture

@@ -245,11 +245,9 @@ class SimRun:
 
     def wait(self, predicate: Callable[[], Any], message: str,
              timeout: float = TIMEOUT) -> Any:
-        try:
-            return wait_for(predicate, timeout, message)
-        except AssertionError as error:
-            raise AssertionError(f'{error}\nexecutive status: {self.status}\n'
-                                 f'robot: {self.state}\ngoals: {self.goals}') from None
+        return wait_for(predicate, timeout, message,
+                        describe=lambda: f'\nexecutive status: {self.status}\n'
+                                         f'robot: {self.state}\ngoals: {self.goals}')
 
     def wait_sim_time(self, seconds: float) -> float:
         """Wait until the simulation has advanced ``seconds``; return its time then."""

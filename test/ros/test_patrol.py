@@ -97,11 +97,9 @@ class PatrolRun:
 
     def wait(self, predicate: Callable[[], Any], message: str,
              timeout: float = TIMEOUT) -> Any:
-        try:
-            return wait_for(predicate, timeout, message)
-        except AssertionError as error:
-            raise AssertionError(f'{error}\nexecutive status: {self.status}\n'
-                                 f'robot: {self.state}') from None
+        return wait_for(predicate, timeout, message,
+                        describe=lambda: f'\nexecutive status: {self.status}\n'
+                                         f'robot: {self.state}')
 
     def targets(self) -> list[Optional[tuple[float, float]]]:
         """Return the distinct navigation targets the sim drove to, in order."""

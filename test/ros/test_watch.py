@@ -15,19 +15,20 @@ import fcntl
 import os
 import pathlib
 import pty
+import shutil
 import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import termios
 import threading
-import time
 from typing import Optional
 import uuid
 
 from bt_executive.viewers.watch import render_frame, strip_ansi
 from executive_host import Host, write_tree
-from helpers import SELECTOR_TREE
+from helpers import SELECTOR_TREE, wait_for
 import pytest
 from rich.cells import cell_len
 
@@ -80,21 +81,25 @@ class Terminal:
     def wait_for(self, predicate: Callable[[str], bool], message: str,
                  pump: Optional[Callable[[], None]] = None, timeout: float = TIMEOUT) -> str:
         """Wait until the screen satisfies ``predicate`` (calling ``pump`` meanwhile)."""
-        deadline = time.monotonic() + timeout
-        while True:
+        def shown() -> Optional[tuple[str]]:
             screen = self.screen()
             if predicate(screen):
-                return screen
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or self.process.poll() is not None:
-                raise AssertionError(
-                    f'timed out after {timeout}s waiting for {message}; the screen:\n{screen}'
-                    f'\nstderr:\n{self.stderr_path.read_text()}')
+                return (screen,)
+            assert self.process.poll() is None, \
+                f'the watch exited while waiting for {message}; {seen()}'
+            return None
+
+        def pause(seconds: float) -> None:
             if pump is not None:
                 pump()  # spins the executive for up to 20 ms
             else:
                 with self._changed:
-                    self._changed.wait(min(remaining, 0.1))
+                    self._changed.wait(seconds)
+
+        def seen() -> str:
+            return f'the screen:\n{self.screen()}\nstderr:\n{self.stderr_path.read_text()}'
+
+        return wait_for(shown, timeout, message, interval=0.1, pause=pause, describe=seen)[0]
 
     def stop(self) -> int:
         if self.process.poll() is None:
@@ -139,7 +144,21 @@ def watch_once(*args: str, timeout: float = 30.0) -> subprocess.CompletedProcess
                           capture_output=True, text=True, timeout=timeout)
 
 
-def test_watch_follows_starts_swaps_and_restarts(terminal, hosts, tmp_path):
+@pytest.fixture
+def short_path() -> Iterator[pathlib.Path]:
+    """Yield a new folder with a short absolute path; remove it afterwards.
+
+    The header line names the tree file by its absolute path: a long ``tmp_path`` (as
+    under parallel workers, ``.../popen-gw0/...``) pushes the revision and the state out
+    of the line's width.
+    """
+    folder = pathlib.Path(tempfile.mkdtemp(prefix='watch', dir='/tmp'))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_watch_follows_starts_swaps_and_restarts(terminal, hosts, short_path):
+    tmp_path = short_path
     namespace = f'/watch_{uuid.uuid4().hex[:8]}'
     first = write_tree(tmp_path, 'first.yaml', SELECTOR_TREE)
     screen = terminal('--ns', namespace)

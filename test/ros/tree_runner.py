@@ -27,7 +27,7 @@ import uuid
 from bt_executive.core.builder import apply_blackboard_defaults, BuildContext, Builder
 from bt_executive.core.loader import Loader
 from bt_executive.nodes.catalogue import default_registry
-from helpers import PeerEvents, wait_for
+from helpers import PeerEvents, spinning, wait_for
 import py_trees
 from py_trees.common import Status
 
@@ -119,16 +119,13 @@ class TreeRunner:
             AssertionError: ``'timed out after {timeout}s waiting for {message}'`` with the
                 root status and the feedback of the leaves.
         """
-        deadline = time.monotonic() + timeout
-        while True:
+        def ticked() -> T:
             self.spin_once()
             self.tick()
-            result = predicate()
-            if result:
-                return result
-            if time.monotonic() >= deadline:
-                raise AssertionError(f'timed out after {timeout}s waiting for {message}; '
-                                     f'{self.describe()}')
+            return predicate()
+
+        return wait_for(ticked, timeout, message, interval=0.0, pause=lambda _: None,
+                        describe=self.describe)
 
     def tick_until_status(self, status: Status, timeout: float) -> str:
         """Tick until the root has ``status``; return the root's feedback message.
@@ -245,7 +242,7 @@ class RosEnv:
             AssertionError: ``'timed out after {timeout}s waiting for {message}'``.
         """
         return wait_for(predicate, timeout, message, interval=0.05,
-                        pause=lambda seconds: self.executor.spin_once(timeout_sec=seconds))
+                        pause=spinning(self.executor))
 
     def close(self) -> None:
         """Halt and shut down the runners, destroy the node, shut the context down."""
