@@ -6,7 +6,10 @@ The public API of the ROS side (docs/plugins.md):
     :class:`Executive` (the executive node), :func:`main` (run it, with a registry of your
     own if you like: signals, safe stop and exit status included), :func:`ros_registry`
     (the catalogue, the real ROS leaves and the installed plugins), :class:`ActionClient`
-    (action goals without Waitables), and :mod:`~bt_executive.ros.entities` (publishers,
+    (action goals without Waitables), :class:`ExecutiveCore` (what the executive does,
+    handed a node of your own: the tree host, ticking, observers, services and status),
+    :class:`LeafHost` (what a ROS leaf's ``setup()`` is given as ``host``: a tick request,
+    decisions, the clock, back-off settings), and :mod:`~bt_executive.ros.entities` (publishers,
     subscriptions and clients a leaf makes in ``setup()``, and ``destroy`` for them all).
 
 The tree core never imports this package. Importing it imports none of its modules (nor
@@ -22,6 +25,8 @@ _EXPORTS = {
     'main': 'bt_executive.ros.executive',
     'ros_registry': 'bt_executive.ros.executive',
     'ActionClient': 'bt_executive.ros.action_client',
+    'ExecutiveCore': 'bt_executive.ros.core',
+    'LeafHost': 'bt_executive.ros.leaves.common',
 }
 #: Public submodules, imported when first read as an attribute.
 _MODULES = ('entities',)
