@@ -58,17 +58,22 @@ def executive_script() -> pathlib.Path:
 
 
 class Client:
-    """The other node's side: an ExecuteTree client of one executive, and its goals."""
+    """The other node's side: an ExecuteTree client of one executive, and its goals.
+
+    The action client is bt_executive's own (plain clients and subscriptions): rclpy's
+    ``ActionClient`` adds itself to the node before it is fully made, and ``ros_node``'s
+    executor, spinning in another thread, can trip over it then. (``run-tree``, tested
+    below, is rclpy's client, made before its process spins.)
+    """
 
     def __init__(self, node: Any, namespace: str) -> None:
+        from bt_executive.ros.action_client import ActionClient
         from bt_executive_interfaces.action import ExecuteTree
-        from rclpy.action import ActionClient
         self.node = node
         self.namespace = namespace
         self.types = ExecuteTree
         self.action = ActionClient(node, ExecuteTree, f'{namespace}/bt_executive/execute_tree')
-        assert self.action.wait_for_server(timeout_sec=TIMEOUT), \
-            f'no ExecuteTree server at {namespace} within {TIMEOUT} s'
+        wait_for(self.action.server_is_ready, TIMEOUT, f'the ExecuteTree server at {namespace}')
 
     def send(self, tree: str, *, file: str = '', parameters: dict[str, str] = None,
              keys: tuple[str, ...] = ()) -> tuple[Any, list[Any]]:
@@ -90,12 +95,7 @@ class Client:
 @pytest.fixture
 def start_executive(spawn: Callable[..., SpawnedProcess], ros_node: Any
                     ) -> Callable[..., Client]:
-    """Start an idle executive on config/tasks.yaml; return a client of it.
-
-    The clients are rclpy's ActionClient, a Waitable: destroyed while ``ros_node``'s
-    executor spins, the executor thread trips over it (bt_executive/ros/entities.py), so
-    they are left to the node's end, after its executor stopped.
-    """
+    """Start an idle executive on config/tasks.yaml; return a client of it."""
     interfaces_or_skip()
 
     def start(*parameters: str) -> Client:
@@ -159,6 +159,21 @@ def test_a_goal_runs_a_tree_with_an_argument_and_reports_feedback_and_success(
     status = received[-1]
     assert (status.tree, status.root_status, status.running) == ('Greet', TreeStatus.SUCCESS,
                                                                  False)  # idle again
+
+    # ... and the transitions of each tick, the last 20 kept for late joiners
+    from bt_executive_interfaces.msg import TransitionLog
+    logs: list[Any] = []
+    ros_node.create_subscription(
+        TransitionLog, f'{client.namespace}/bt_executive/transitions', logs.append,
+        QoSProfile(depth=20, reliability=ReliabilityPolicy.RELIABLE,
+                   durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    wait_for(lambda: any(change.status == TreeStatus.SUCCESS and change.node_path ==
+                         'Greet/greet' for log in list(logs) for change in log.changes),
+             TIMEOUT, "the root's SUCCESS on ~/transitions")
+    changes = [(change.node_path, change.node_type, change.previous_status, change.status)
+               for log in logs for change in log.changes]
+    assert ('Greet/greet/Wait', 'Wait', TreeStatus.RUNNING, TreeStatus.SUCCESS) in changes
+    assert all(log.tree == 'Greet' and log.tick >= 1 for log in logs)
 
 
 def test_a_failing_tree_returns_failure_with_the_reason_chain(
