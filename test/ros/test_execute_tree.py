@@ -320,3 +320,28 @@ def test_without_the_interfaces_the_executive_says_so_once_and_runs_as_before(
                               else None)(dict(ros_node.get_service_names_and_types())),
                      TIMEOUT, "the executive's services in the graph")
     assert not any(name.startswith(f'{namespace}/bt_executive/list_trees') for name in names)
+
+
+def test_a_lifecycle_executive_takes_goals_only_while_active(
+        spawn: Callable[..., SpawnedProcess], ros_node: Any) -> None:
+    interfaces_or_skip()
+    from lifecycle_msgs.msg import Transition
+    from lifecycle_msgs.srv import ChangeState
+    namespace = '/' + unique('managed')
+    spawn(ROOT / 'bt_executive' / 'ros' / 'lifecycle.py', '--ros-args', '-r',
+          f'__ns:={namespace}', '-p', f'tree_file:={TASKS}', '-p', 'tree_name:=Inspect')
+    client = Client(ros_node, namespace)
+    handle, _ = client.send('Greet')
+    assert not handle.accepted  # unconfigured
+
+    change = ros_node.create_client(ChangeState, f'{namespace}/bt_executive/change_state')
+    assert change.wait_for_service(timeout_sec=TIMEOUT)
+    for transition in (Transition.TRANSITION_CONFIGURE, Transition.TRANSITION_ACTIVATE):
+        answer = wait_future(change.call_async(ChangeState.Request(
+            transition=Transition(id=transition))), TIMEOUT, 'a lifecycle transition')
+        assert answer.success
+    handle, _ = client.send('Greet', keys=('greeting',))
+    assert handle.accepted
+    result = client.result(handle).result
+    assert result.outcome == client.types.Result.SUCCEEDED
+    assert pairs(result.blackboard) == {'greeting': '"hello world"'}
