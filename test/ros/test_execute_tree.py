@@ -185,10 +185,10 @@ def test_a_failing_tree_returns_failure_with_the_reason_chain(
     result = response.result
     assert response.status == 6  # ABORTED, as Nav2 ends a failed navigation
     assert result.outcome == client.types.Result.FAILED
-    assert result.failure_chain == [
-        "Inspect/inspect: 'reading high enough' failed: reading >= 0.5 is false",
-        'Inspect/inspect/reading high enough: reading >= 0.5 is false']
-    assert result.message == 'Inspect/inspect/reading high enough: reading >= 0.5 is false'
+    why = 'reading >= minimum: reading >= 0.5 is false'
+    assert result.failure_chain == [f"Inspect/inspect: 'reading high enough' failed: {why}",
+                                    f'Inspect/inspect/reading high enough: {why}']
+    assert result.message == f'Inspect/inspect/reading high enough: {why}'
     assert pairs(result.blackboard) == {'reading': '0.25'}  # keys not there are left out
 
     # an argument the tree does not declare: the goal ends at once, saying so
@@ -284,10 +284,11 @@ def test_run_tree_command_shows_feedback_and_exits_by_the_result(
 
     done = run_tree('Inspect', '--quiet')
     assert done.returncode == 1, done.stderr
+    why = 'reading >= minimum: reading >= 0.5 is false'
     assert done.stdout.splitlines() == [
-        'FAILED: Inspect/inspect/reading high enough: reading >= 0.5 is false (1 ticks)',
-        "  failed: Inspect/inspect: 'reading high enough' failed: reading >= 0.5 is false",
-        '  failed: Inspect/inspect/reading high enough: reading >= 0.5 is false']
+        f'FAILED: Inspect/inspect/reading high enough: {why} (1 ticks)',
+        f"  failed: Inspect/inspect: 'reading high enough' failed: {why}",
+        f'  failed: Inspect/inspect/reading high enough: {why}']
 
     done = run_tree('Greet', '--param', 'name')
     assert done.returncode == 2
