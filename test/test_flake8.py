@@ -28,7 +28,7 @@ sys.exit(rc)
 def test_flake8():
     pytest.importorskip('ament_flake8.main')
     paths = [os.path.join(ROOT, name)
-             for name in ('bt_executive', 'test', 'bench', 'launch', 'setup.py')
+             for name in ('bt_executive', 'test', 'bench', 'launch', 'tools', 'setup.py')
              if os.path.exists(os.path.join(ROOT, name))]
     done = subprocess.run([sys.executable, '-c', RUN, *paths], capture_output=True,
                           text=True, timeout=600, cwd=ROOT)

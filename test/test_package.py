@@ -24,7 +24,10 @@ OPTIONAL = {'py_trees_ros_interfaces': "py_trees_ros' snapshot streams (ros/stre
             'pytest': 'the scenario plugin (bt_executive/testing/pytest_plugin.py): only '
                       'pytest loads it',
             'foxglove': '`bt-executive foxglove` only (pip foxglove-sdk, no rosdep key; '
-                        'without it the command says so)'}
+                        'without it the command says so)',
+            'bt_executive_interfaces': 'our typed interfaces, built beside this package '
+                                       '(docs/execute_tree.md); without them the executive '
+                                       'says so and runs as before'}
 #: Dependencies used without an import.
 TOOLS = {'ros2launch': '`ros2 launch bt_executive patrol.launch.py`',
          'graphviz': "`bt-executive render` runs Graphviz's dot when graphviz-pure is absent"}

@@ -20,6 +20,6 @@ GOOGLE_STYLE_IGNORES = ['D213', 'D406', 'D407', 'D413']
 @pytest.mark.linter
 def test_pep257():
     main = pytest.importorskip('ament_pep257.main')
-    paths = [os.path.join(ROOT, 'bt_executive'), os.path.join(ROOT, 'test')]
+    paths = [os.path.join(ROOT, name) for name in ('bt_executive', 'test', 'tools')]
     rc = main.main(argv=[*paths, '--add-ignore', *GOOGLE_STYLE_IGNORES])
     assert rc == 0, 'Found code style errors / warnings'

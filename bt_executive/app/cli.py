@@ -18,6 +18,8 @@ from bt_executive.app.groot2_command import (add_arguments as add_groot2_argumen
                                              add_replay_arguments as add_groot2_replay_arguments,
                                              tcp_port)
 from bt_executive.app.record_command import add_arguments as add_record_arguments
+from bt_executive.app.run_tree_command import add_arguments as add_run_tree_arguments, \
+    run as cmd_run_tree
 from bt_executive.app.validation import build_tree, in_file_order, uses_ros, validate_file
 from bt_executive.core.errors import Diagnostic, TreeError
 from bt_executive.testing.command import add_arguments as add_test_arguments
@@ -636,6 +638,11 @@ def build_parser() -> argparse.ArgumentParser:
                        'status topics to an MCAP file (a rosbag2 bag)')
     add_record_arguments(p)
     p.set_defaults(func=cmd_record)
+
+    p = sub.add_parser('run-tree', help='run a tree on a running executive (its ExecuteTree '
+                       'action), show its feedback, exit 0/1 by its result')
+    add_run_tree_arguments(p)
+    p.set_defaults(func=cmd_run_tree)
 
     p = sub.add_parser('test', help='run scenario tests: the tree against scripted ROS '
                        'peers on simulated time, with coverage (docs/testing.md)')

@@ -41,13 +41,14 @@ from bt_executive.ros.blackboards import BlackboardSpace
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.leaves.backoff import DEFAULTS as BACKOFF_DEFAULTS
-from bt_executive.ros.parameters import parameter_values, TICK_MODES, TICK_PARAMETERS, \
-    TREE_PARAMETERS
+from bt_executive.ros.parameters import GOAL_POLICIES, parameter_values, TICK_MODES, \
+    TICK_PARAMETERS, TREE_PARAMETERS
 from bt_executive.ros.simclock import NodeSeconds, SimClockCheck
-from bt_executive.ros.snapshot_topics import open_outputs, SnapshotTopics
+from bt_executive.ros.snapshot_topics import open_outputs, SnapshotTopics, start_groot2
 from bt_executive.ros.spin import CallbackFaults, GiveWayAfterSend
 from bt_executive.ros.ticking import EventTicker, IdleTicker, PeriodicTicker, process_age, \
     Ticker, TickTiming
+from bt_executive.ros.typed_topics import TypedInterfaces
 import py_trees
 from py_trees.common import Status
 from rcl_interfaces.msg import SetParametersResult
@@ -165,6 +166,7 @@ class ExecutiveCore:
         self._last_status_publish = -1.0
         self.outputs = open_outputs(node, parameter_values(node))  # recording, Foxglove
         self.snapshot_topics = SnapshotTopics(node, outputs=self.outputs)
+        self.typed = TypedInterfaces(self)  # ~/execute_tree, typed topics: when installed
         self.snapshots: Optional[SnapshotBuilder] = None
         self._executive_state: tuple[Any, ...] = ()  # what set_executive was last given
         self._session = new_session()
@@ -173,33 +175,17 @@ class ExecutiveCore:
         for name in CONTROLS:
             node.create_service(Trigger, f'~/{name}',
                                 self.own(self._service(name), faults=False))
-        self.groot2 = self._start_groot2()
+        self.groot2 = start_groot2(parameter_values(node), logger=self.logger,  # or None
+                                   render_value=json_safe, storage=self.blackboard_storage)
         self.configure_ticking(self.param('tick_mode'))
-
-    def _start_groot2(self) -> Any:
-        """Start the Groot2 server if groot2_port is set (docs/groot2.md), else None.
-
-        A port in use or pyzmq/msgpack missing is logged as an error and the executive
-        runs on without it; pyzmq and msgpack are imported only here.
-        """
-        port, address = self.param('groot2_port'), self.param('groot2_address')
-        if not port:
-            return None
-        try:
-            from bt_executive.observe.groot2 import Groot2Server
-            server = Groot2Server(port, address, logger=self.logger,
-                                  render_value=json_safe, storage=self.blackboard_storage)
-        except Exception as error:  # noqa: B902 - ImportError, Groot2Error: run on without
-            self.logger.error(f'Groot2 monitoring is off: {error}')
-            return None
-        self.logger.info(f'Groot2 monitoring on {server.endpoint}')
-        return server
 
     def load_first_tree(self) -> None:
         """Load the first tree (``tree_file``), publish the status; raise TreeError if invalid."""
         tree_file = self.param('tree_file')
         with self._board:
-            if tree_file:
+            if self.param('idle'):
+                self.logger.info(self.typed.idle_note(tree_file))
+            elif tree_file:
                 try:
                     self.install(self.load(tree_file, self.param('tree_name')))
                 except TreeError as error:
@@ -283,10 +269,13 @@ class ExecutiveCore:
         if mode not in TICK_MODES:
             return SetParametersResult(successful=False, reason='tick_mode must be one of '
                                        f"{', '.join(TICK_MODES)}, got '{mode}'")
+        if changes.get('execute_tree_policy', GOAL_POLICIES[0]) not in GOAL_POLICIES:
+            return SetParametersResult(successful=False, reason='execute_tree_policy must be '
+                                       f"one of {', '.join(GOAL_POLICIES)}")
         if any(name in changes for name in TICK_PARAMETERS):
             self.configure_ticking(mode, changes)
-        if not any(name in changes for name in TREE_PARAMETERS):
-            return SetParametersResult(successful=True)
+        if not any(name in changes for name in TREE_PARAMETERS) or self.param('idle'):
+            return SetParametersResult(successful=True)  # idle: the file goals come from
         tree_file = changes.get('tree_file', self.param('tree_file'))
         tree_name = changes.get('tree_name', self.param('tree_name'))
         if not tree_file:
@@ -424,15 +413,16 @@ class ExecutiveCore:
 
     # ---- loading and swapping --------------------------------------------------------
 
-    def load(self, tree_file: str, tree_name: str = '') -> LoadedTree:
-        """Load, validate, build and set up a tree without touching the running one.
+    def load(self, tree_file: str, tree_name: str = '', *,
+             arguments: Optional[dict[str, Any]] = None) -> LoadedTree:
+        """Load, validate, build and set up a tree (``arguments``: for its ``params``).
 
         Raises:
             TreeError: with every problem found; nothing is left behind on the node.
         """
         assert self.host is not None
         with self._board:
-            return self.host.load(tree_file, tree_name,
+            return self.host.load(tree_file, tree_name, arguments=arguments,
                                   setup_timeout=self.param('setup_timeout'))
 
     def install(self, new: LoadedTree) -> None:
@@ -462,6 +452,7 @@ class ExecutiveCore:
             new.runner.add_observer(self.groot2)
         if self._py_trees_ros_stream is not None:
             new.runner.add_observer(self._py_trees_ros_stream)
+        self.typed.on_install(new)  # the typed transitions; a goal whose tree was replaced
         self._timed = new.timed()
         new.feed.watch(new.readers(), self.request_tick_now,
                        wanted=lambda: self.ticker.event_driven)
@@ -558,7 +549,8 @@ class ExecutiveCore:
             if not force and now - self._last_status_publish < self.param('status_period'):
                 return
             self._last_status_publish = now
-            self.snapshot_topics.publish_status(json.dumps(self.status()))
+            self.snapshot_topics.publish_status(json.dumps(status := self.status()))
+            self.typed.publish_status(status)
 
     def publish_snapshot(self) -> None:
         """Publish new transitions, the delta of a change, the snapshot when due."""
@@ -582,13 +574,20 @@ class ExecutiveCore:
 
     # ---- runtime control -----------------------------------------------------------
 
-    def _allowed(self, control: str) -> None:
+    def allowed(self, control: str) -> None:
+        """Raise TreeError if the variant refuses ``control`` now (e.g. 'execute')."""
         if self._check is not None:
             self._check(control)
 
+    def idle(self, why: str) -> None:
+        """Halt the tree (goal cancels sent), stop ticking; not paused (a goal's end)."""
+        with self._board:
+            self.host.halt(why)  # type: ignore[union-attr]
+            self.publish_status(force=True)
+
     def pause(self) -> str:
         """Halt the tree (cancelling its goals) and stop ticking."""
-        self._allowed('pause')
+        self.allowed('pause')
         with self._board:
             self.host.pause()  # type: ignore[union-attr]
             self.publish_status(force=True)
@@ -596,7 +595,7 @@ class ExecutiveCore:
 
     def resume(self) -> str:
         """Start ticking again (the tree restarts from its root; the blackboard is kept)."""
-        self._allowed('resume')
+        self.allowed('resume')
         with self._board:
             self.host.resume()  # type: ignore[union-attr]
             self.publish_status(force=True)
@@ -605,7 +604,7 @@ class ExecutiveCore:
 
     def reset(self) -> str:
         """Halt the tree, restore the initial blackboard and limits, and tick again."""
-        self._allowed('reset')
+        self.allowed('reset')
         assert self.host is not None
         with self._board:
             if not self.host.reset():
@@ -616,7 +615,7 @@ class ExecutiveCore:
 
     def reload(self) -> str:
         """Reload the current tree file (rejected, old tree kept, if it became invalid)."""
-        self._allowed('reload')
+        self.allowed('reload')
         tree_file = self.param('tree_file')
         if not tree_file:
             raise TreeError.single(SourceLocation('<parameters>'), 'tree_file is empty')
@@ -684,6 +683,7 @@ class ExecutiveCore:
                 host.release_all()
             self.ticker.destroy()
             self.ticker = IdleTicker()
+            self.typed.close()  # the node has left the executor: the action server goes
             if self.groot2 is not None:
                 self.groot2.close()
                 self.groot2 = None

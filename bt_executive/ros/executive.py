@@ -223,6 +223,10 @@ class Executive(CoreAccess, Node):
         groot2_address (string): the address the Groot2 server binds ('127.0.0.1')
         backoff, backoff_max (double): a failed ROS leaf's next goal waits backoff s,
         doubled per further failure up to backoff_max (bt_executive/ros/leaves/backoff.py)
+        idle (bool): start without a tree; run trees only for ExecuteTree goals (read at
+        start; docs/execute_tree.md)
+        execute_tree_policy (string): a goal while one runs: 'reject' or 'preempt'
+        typed_topics (bool): publish ~/tree_status and ~/transitions (read at start)
 
     ROS Publishers:
         ~/status (std_msgs/String, latched): JSON with tree, file, root status, tick
@@ -238,10 +242,19 @@ class Executive(CoreAccess, Node):
         transitions, one message per tick that moved something (late joiners get the last 20)
         ~/snapshots (py_trees_ros_interfaces/BehaviourTree, latched): the default
         py_trees_ros snapshot stream
+        ~/tree_status (bt_executive_interfaces/TreeStatus, latched), ~/transitions
+        (TransitionLog): typed, where bt_executive_interfaces is installed
+
+    ROS Action Servers:
+        ~/execute_tree (bt_executive_interfaces/action/ExecuteTree): run a tree, get its
+        result (bt_executive/ros/execute_tree.py), where bt_executive_interfaces is
+        installed
 
     ROS Services:
-        ~/pause, ~/resume, ~/reset, ~/reload (std_srvs/Trigger); py_trees_ros' snapshot
-        streams where py_trees_ros_interfaces is installed (bt_executive/ros/streams.py)
+        ~/pause, ~/resume, ~/reset, ~/reload (std_srvs/Trigger); ~/list_trees
+        (bt_executive_interfaces/srv/ListTrees) where that package is installed;
+        py_trees_ros' snapshot streams where py_trees_ros_interfaces is installed
+        (bt_executive/ros/streams.py)
     """
 
     def __init__(self, *, node_name: str = 'bt_executive', namespace: Optional[str] = None,

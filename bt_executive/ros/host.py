@@ -15,12 +15,12 @@ import dataclasses
 import functools
 import sys
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from bt_executive.core.builder import apply_blackboard_defaults, BuildContext, Builder
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
-from bt_executive.core.spec import Document
+from bt_executive.core.spec import Document, Value
 from bt_executive.core.table import BuiltTree
 from bt_executive.nodes.decorators import reset_limits
 from bt_executive.observe.record import TickRecord
@@ -190,8 +190,12 @@ class TreeHost:
     # ---- loading and swapping --------------------------------------------------------
 
     def load(self, tree_file: str, tree_name: str = '', *,
-             setup_timeout: float = 5.0) -> LoadedTree:
+             setup_timeout: float = 5.0,
+             arguments: Optional[Mapping[str, Value]] = None) -> LoadedTree:
         """Load, validate, build and set up a tree without touching the running one.
+
+        ``arguments`` replace the defaults of the tree's ``params`` (an ExecuteTree goal's
+        parameters); a name the tree does not declare is an error.
 
         Raises:
             TreeError: with every problem found; nothing is left behind on the node.
@@ -199,6 +203,14 @@ class TreeHost:
         # the loader's and the ROS checks' problems, all in one TreeError (file order)
         document, specs = checks.load(tree_file, self.registry)
         tree = document.tree(tree_name or None, choose=CHOOSE_TREE)
+        if arguments:
+            unknown = sorted(set(arguments) - set(tree.params))
+            if unknown:
+                declared = ', '.join(tree.params) or 'none'
+                raise TreeError.single(arguments[unknown[0]].loc, f"tree '{tree.name}' has no "
+                                       f"parameter {', '.join(map(repr, unknown))} (it has: "
+                                       f'{declared})')
+            tree.params = {**tree.params, **arguments}  # this load's own document
         for warning in document.warnings:
             self.logger.warning(str(warning))
         waitables = entities.waitables(self.node)

@@ -22,6 +22,9 @@ TICK_PARAMETERS = ('tick_mode', 'tick_rate', 'max_tick_rate', 'heartbeat_period'
 #: The values of the tick_mode parameter (bt_executive/ros/ticking.py).
 TICK_MODES = ('periodic', 'event')
 
+#: The values of the execute_tree_policy parameter (bt_executive/ros/execute_tree.py).
+GOAL_POLICIES = ('reject', 'preempt')
+
 #: The executive's ROS parameters: name -> (default, description, (lowest, highest) for
 #: numbers or None, read-only).
 PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
@@ -65,6 +68,13 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
                     True),
     'groot2_address': ('127.0.0.1', 'address the Groot2 server binds (default loopback; only '
                        "an explicit '0.0.0.0' opens every interface)", None, True),
+    'idle': (False, 'start without running a tree: trees run only for ExecuteTree goals '
+             "(~/execute_tree), taken from tree_file or the goal's file; docs/execute_tree.md",
+             None, True),
+    'execute_tree_policy': ('reject', "an ExecuteTree goal while another runs: 'reject' the "
+                            "new one or 'preempt' the running one", None, False),
+    'typed_topics': (True, 'publish ~/tree_status and ~/transitions (bt_executive_interfaces) '
+                     'beside the JSON topics, when that package is installed', None, True),
     **BACKOFF_PARAMETERS,  # backoff, backoff_max: failing ROS leaves wait before resending
 }
 

@@ -32,7 +32,7 @@ the executive stops (a recording is finalised there).
 from __future__ import annotations
 
 import time
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from bt_executive.observe.delta import DeltaTracker, heartbeat_delta, same_structure
 from bt_executive.observe.snapshot import SnapshotBuilder, to_json
@@ -173,6 +173,33 @@ def open_outputs(node: Any, values: dict[str, Any]) -> list[Any]:
     return outputs
 
 
+def start_groot2(values: dict[str, Any], *, logger: Any, render_value: Callable[[Any], Any],
+                 storage: Callable[[], dict[str, Any]]) -> Any:
+    """Start the Groot2 server if ``groot2_port`` is set (docs/groot2.md), else None.
+
+    A port in use or pyzmq/msgpack missing is logged as an error and the executive runs
+    on without it; pyzmq and msgpack are imported only here.
+
+    Args:
+        values: the executive's parameter values (``groot2_port``, ``groot2_address``)
+        logger: the node's logger
+        render_value: renders a blackboard value as JSON data
+        storage: returns the executive's blackboard storage
+    """
+    port, address = values.get('groot2_port'), values.get('groot2_address', '127.0.0.1')
+    if not port:
+        return None
+    try:
+        from bt_executive.observe.groot2 import Groot2Server
+        server = Groot2Server(port, address, logger=logger, render_value=render_value,
+                              storage=storage)
+    except Exception as error:  # noqa: B902 - ImportError, Groot2Error: run on without
+        logger.error(f'Groot2 monitoring is off: {error}')
+        return None
+    logger.info(f'Groot2 monitoring on {server.endpoint}')
+    return server
+
+
 class SnapshotTopics:
     """Publish one executive's snapshots, deltas, events and status, and hand them on.
 
@@ -279,4 +306,4 @@ class SnapshotTopics:
 
 
 __all__ = ['EVENTS_HISTORY', 'FoxgloveOutput', 'HISTORY', 'KEYFRAME_DELTAS', 'open_outputs',
-           'Recording', 'SnapshotTopics', 'history_qos']
+           'Recording', 'SnapshotTopics', 'history_qos', 'start_groot2']

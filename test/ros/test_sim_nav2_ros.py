@@ -64,7 +64,7 @@ def nav2_env(typed_standin: Callable[[str], Any]) -> Iterator[dict[str, str]]:
 
     A real ``nav2_msgs`` on ``PYTHONPATH`` gives way to the stand-in for this module's
     tests; its libraries, even when on ``LD_LIBRARY_PATH`` or already loaded here, are
-    never used for the stand-in's types (they are tagged: test/standins/build_interfaces.py).
+    never used for the stand-in's types (they are tagged: tools/build_interfaces.py).
     """
     built = typed_standin('nav2_msgs')
     saved = {name: module for name, module in sys.modules.items()

@@ -5,7 +5,7 @@
 ``definitions/<package>/{msg,srv,action}/`` holds the interface definitions of each
 stand-in, written down from the real package (fields, types, defaults, constants: facts;
 the first line of each file names the release). :func:`build` turns them into a package
-with real type support through build_interfaces.py, once per machine (cached in the
+with real type support through tools/build_interfaces.py, once per machine (cached in the
 venv), with its libraries tagged ``__standin`` so that it never loads a library of the
 real package (build_interfaces.py explains how). Its Python package says
 ``BUILT_FROM_STANDIN = True``.
@@ -32,6 +32,7 @@ from types import ModuleType
 
 HERE = pathlib.Path(__file__).resolve().parent
 DEFINITIONS = HERE / 'definitions'
+BUILDER = HERE.parents[1] / 'tools' / 'build_interfaces.py'
 TAG = 'standin'
 
 
@@ -44,7 +45,7 @@ def _builder() -> ModuleType:
     """Import build_interfaces.py by file, leaving ``sys.path`` alone."""
     name = '_bt_executive_build_interfaces'
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, HERE / 'build_interfaces.py')
+        spec = importlib.util.spec_from_file_location(name, BUILDER)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # dataclasses look their module up while defining

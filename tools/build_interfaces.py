@@ -1,6 +1,9 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""Build a ROS 2 interface package with REAL type support from its definitions (tests only).
+"""Build a ROS 2 interface package with REAL type support from its definitions.
+
+Used by ``make env`` for ``bt_executive_interfaces`` (tools/install_interfaces.py) and by
+the tests for the typed stand-ins (test/standins/typed.py).
 
 The package's ``.msg``, ``.srv`` and ``.action`` texts go through the rosidl generators
 installed in the venv (their Python API: C, introspection C, Fast DDS C, the C dispatch
@@ -54,7 +57,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from typing import Optional
+from typing import Callable, Optional
 
 KINDS = ('msg', 'srv', 'action')
 #: packages the generated code of every service or action uses besides its fields'
@@ -380,7 +383,7 @@ def _compile(package: str, tag: str, gen: pathlib.Path, out: pathlib.Path,
 
 def build(package: str, definitions: Mapping[str, str], out: pathlib.Path, *,
           tag: str = '', prefixes: Sequence[pathlib.Path] = (),
-          init: str = '') -> Built:
+          init: str = '', progress: Callable[[str], None] = lambda line: None) -> Built:
     """Build ``package`` from ``definitions`` (``{'msg/Name.msg': text}``) into ``out``.
 
     Args:
@@ -390,6 +393,7 @@ def build(package: str, definitions: Mapping[str, str], out: pathlib.Path, *,
         tag: Name the libraries ``lib<package>__<tag>__...`` (a stand-in's; see above).
         prefixes: Install prefixes to look for the packages it uses in first.
         init: The text of the Python package's ``__init__.py``.
+        progress: Called with a line on each step (generating, compiling).
 
     Raises:
         BuildUnavailable: Why the build is not possible or failed.
@@ -409,6 +413,7 @@ def build(package: str, definitions: Mapping[str, str], out: pathlib.Path, *,
     os.environ['AMENT_PREFIX_PATH'] = str(venv) + (
         os.pathsep + environment if environment else '')
     gen = out / 'gen'
+    progress(f'generating the C and Python code of {len(idl_names)} interfaces (rosidl)')
     try:
         _generate(package, share, idl_names, include_paths, gen)
     except BuildUnavailable:
@@ -424,6 +429,7 @@ def build(package: str, definitions: Mapping[str, str], out: pathlib.Path, *,
     if tag:
         _retag_dispatch(package, tag, gen)
     _lay_out_headers(package, gen, out / 'include')
+    progress('compiling the type support libraries and the Python extension (gcc, g++)')
     _compile(package, tag, gen, out, dependencies)
     (out / 'python' / package / '__init__.py').write_text(init)
     shutil.rmtree(gen)
