@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: demo test bench soak env browser screenshots clean
+.PHONY: demo test fuzz bench soak env browser screenshots clean
 
 # bt_executive_interfaces (the ExecuteTree action, ListTrees, the typed status topics) is
 # generated from its definitions with the wheels' rosidl generators and the system's C
@@ -52,7 +52,7 @@ demo: $(STAMP)
 # (test/conftest.py), in a random order (pytest-randomly) whose seed the header prints
 # ("Using --randomly-seed=N"): ARGS='--randomly-seed=N' repeats the order,
 # ARGS='-p no:randomly' keeps the file order, JOBS=0 runs in this one process.
-JOBS ?= 3
+JOBS ?= 4
 test: $(STAMP) browser
 	$(PY) -m pytest -n $(JOBS) --dist worksteal $(ARGS)
 
@@ -62,6 +62,11 @@ bench: $(STAMP)
 # The patrol on the sim for an hour (ARGS='--minutes 5' for less); RELIABILITY.md.
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)
+
+# The fuzz tests searching longer than in make test (CONTRIBUTING.md).
+fuzz: $(STAMP)
+	BT_FUZZ_EXAMPLES=25000 BT_FUZZ_COMMANDS=2500 $(PY) -m pytest -n $(JOBS) \
+	  test/test_fuzz_loader.py test/test_fuzz_commands.py $(ARGS)
 
 # The web view's pictures in docs/ (graph view of a 500-node tree, search, the fleet page,
 # a recorded patrol replayed at a docking),
