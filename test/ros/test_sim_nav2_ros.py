@@ -91,7 +91,7 @@ class Nav2Sim:
                  *parameters: str) -> None:
         from nav2_msgs.action import DockRobot, NavigateToPose, UndockRobot
         import rclpy
-        from rclpy.action import ActionClient
+        from bt_executive.ros.action_client import ActionClient
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
         from std_msgs.msg import String
 
@@ -107,9 +107,9 @@ class Nav2Sim:
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
         node.create_subscription(String, f'{self.ns}/sim_state', self._on_state, latched)
         self.process = spawn(SIM, *arguments, '-r', f'__ns:={self.ns}', env=env)
-        # the clients live on a node of their own, added to the executor once they are
-        # complete: rclpy's ActionClient registers itself with its node before it is fully
-        # built, which races with an executor spinning that node in another thread
+        # bt_executive's ActionClient (plain clients and subscriptions, no Waitable): rclpy's
+        # was destroyed at teardown while the spinning thread built its wait set ("action
+        # client pointer is invalid"); the clients live on a node of their own
         self.client_node = rclpy.create_node(f'{node.get_name()}_nav2_clients',
                                              context=node.context)
         self.clients = {name: ActionClient(self.client_node, cls, f'{self.ns}/{name}')
@@ -120,9 +120,8 @@ class Nav2Sim:
         self.types = {'navigate_to_pose': NavigateToPose, 'dock_robot': DockRobot,
                       'undock_robot': UndockRobot}
         for name, client in self.clients.items():
-            assert client.wait_for_server(timeout_sec=TIMEOUT), (
-                f'{self.ns}/{name} not served within {TIMEOUT} s:\n'
-                + self.process.stderr_text())
+            wait_for(client.server_is_ready, TIMEOUT, f'{self.ns}/{name} to be served',
+                     describe=self.process.stderr_text)
         wait_for(lambda: 'Nav2 actions served: navigate_to_pose, dock_robot, undock_robot'
                  in self.process.stderr_text(), TIMEOUT, "the sim's log line")
         # the sim serves the stand-in's types from the stand-in's libraries only; this
