@@ -9,8 +9,8 @@ behaviour, how it is built from its parameters, its load checks, and its
 because the offline tools (``bt-executive validate``, ``show``, ``tick``, ``schema``,
 ``nodes``, ``export``) validate, render and tick trees with ROS leaves on machines without
 ROS: the catalogue (a layer below ``ros/``) registers these node types with a stub
-factory (:mod:`~bt_executive.nodes.stubs`), and importing a leaf's own module would
-import rclpy. The ROS layer registers the same node types with the leaves' own
+factory (:mod:`~bt_executive.nodes.stubs`), and a leaf's own module needs rclpy
+(it would be loaded with it). The ROS layer registers the same node types with the leaves' own
 factories (``Registry.with_factories``). Each declaration's ``source`` names the class
 that carries it.
 """
