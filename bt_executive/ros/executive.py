@@ -29,6 +29,16 @@ from rclpy.parameter import Parameter
 from rclpy.utilities import remove_ros_args
 
 
+def node_options(namespace: Optional[str], context: Any) -> dict[str, Any]:
+    """Return rclpy Node keyword arguments for the namespace and context given (if any)."""
+    options: dict[str, Any] = {}
+    if namespace is not None:
+        options['namespace'] = namespace
+    if context is not None:
+        options['context'] = context
+    return options
+
+
 class CoreAccess:
     """The executive core's public face on a node that holds one (``self.core``).
 
@@ -260,11 +270,7 @@ class Executive(CoreAccess, Node):
     def __init__(self, *, node_name: str = 'bt_executive', namespace: Optional[str] = None,
                  parameter_overrides: Optional[list[Parameter]] = None,
                  registry: Optional[Registry] = None, context: Any = None):
-        kwargs: dict[str, Any] = {}
-        if namespace is not None:
-            kwargs['namespace'] = namespace
-        if context is not None:
-            kwargs['context'] = context
+        kwargs = node_options(namespace, context)
         super().__init__(node_name, parameter_overrides=parameter_overrides or [], **kwargs)
         try:
             declare_parameters(self, PARAMETERS)
@@ -313,7 +319,7 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
     return serve('executive', lambda made: made.append(Executive(registry=registry)), args)
 
 
-__all__ = ['CoreAccess', 'Executive', 'IMPORTED_AT', 'json_safe', 'main', 'ros_registry',
+__all__ = ['CoreAccess', 'Executive', 'IMPORTED_AT', 'json_safe', 'main', 'node_options', 'ros_registry',
            'start_streams']
 
 if __name__ == '__main__':

@@ -29,7 +29,7 @@ from typing import Any, Optional
 from bt_executive.core.registry import Registry
 from bt_executive.ros.blackboards import BlackboardSpace, guard
 from bt_executive.ros.core import ExecutiveCore, ros_registry
-from bt_executive.ros.executive import CoreAccess
+from bt_executive.ros.executive import CoreAccess, node_options
 from bt_executive.ros.memory import defer_for_programs
 from bt_executive.ros.parameters import declare_parameters, PARAMETERS
 from bt_executive.ros.serve import serve
@@ -97,11 +97,7 @@ class FleetExecutive(CoreAccess, Node):
                  node_name: str = 'bt_executive', namespace: Optional[str] = None,
                  parameter_overrides: Optional[list[Parameter]] = None,
                  registry: Optional[Registry] = None, context: Any = None) -> None:
-        kwargs: dict[str, Any] = {}
-        if namespace is not None:
-            kwargs['namespace'] = namespace
-        if context is not None:
-            kwargs['context'] = context
+        kwargs = node_options(namespace, context)
         super().__init__(node_name, parameter_overrides=parameter_overrides or [], **kwargs)
         self.blackboard_space = space
         try:

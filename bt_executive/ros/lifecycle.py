@@ -47,7 +47,7 @@ from typing import Any, Callable, Optional
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
 from bt_executive.ros.core import ExecutiveCore
-from bt_executive.ros.executive import CoreAccess
+from bt_executive.ros.executive import CoreAccess, node_options
 from bt_executive.ros.memory import defer_for_programs
 from bt_executive.ros.parameters import declare_parameters, PARAMETERS, TREE_PARAMETERS
 from bt_executive.ros.serve import serve
@@ -125,11 +125,7 @@ class LifecycleExecutive(CoreAccess, LifecycleNodeMixin, Node):
     def __init__(self, *, node_name: str = 'bt_executive', namespace: Optional[str] = None,
                  parameter_overrides: Optional[list[Parameter]] = None,
                  registry: Optional[Registry] = None, context: Any = None):
-        kwargs: dict[str, Any] = {}
-        if namespace is not None:
-            kwargs['namespace'] = namespace
-        if context is not None:
-            kwargs['context'] = context
+        kwargs = node_options(namespace, context)
         Node.__init__(self, node_name, parameter_overrides=parameter_overrides or [],
                       **kwargs)
         try:
