@@ -319,8 +319,8 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
     return serve('executive', lambda made: made.append(Executive(registry=registry)), args)
 
 
-__all__ = ['CoreAccess', 'Executive', 'IMPORTED_AT', 'json_safe', 'main', 'node_options', 'ros_registry',
-           'start_streams']
+__all__ = ['CoreAccess', 'Executive', 'IMPORTED_AT', 'json_safe', 'main', 'node_options',
+           'ros_registry', 'start_streams']
 
 if __name__ == '__main__':
     sys.exit(main())
