@@ -8,8 +8,7 @@ test says; test_fault_server_death.py covers the same with real servers killed.
 
 from __future__ import annotations
 
-from bt_executive.ros.leaves.common import GIDS_EVERY, GRAPH_POLL_PERIOD, ServerWatch
-import pytest
+from bt_executive.ros.leaves.common import GRAPH_POLL_PERIOD, ServerWatch
 
 
 class Graph:
@@ -23,9 +22,6 @@ class Graph:
     def gids(self) -> frozenset[bytes]:
         self.reads += 1
         return self.status
-
-    def count(self) -> int:
-        return len(self.status)
 
 
 def watch(graph: Graph, grace: float = 1.0) -> ServerWatch:
@@ -95,47 +91,32 @@ def test_a_stopped_watch_reports_nothing_and_asks_for_no_tick():
     assert server.lost(10.0) is None and server.wake_at() is None
 
 
-def counted(graph: Graph, grace: float = 0.0) -> ServerWatch:
-    return ServerWatch(grace, lambda: graph.ready,
-                       [('status publisher', graph.gids, graph.count)])
-
-
-def test_with_a_count_the_gids_are_read_every_few_looks_while_the_count_holds():
+def test_the_gids_are_read_at_every_look_while_the_server_is_there():
     graph = Graph()
-    server = counted(graph)
+    server = watch(graph)
     server.start(0.0)
     reads = graph.reads
-    looks = [server.lost(GRAPH_POLL_PERIOD * step) for step in range(1, 2 * GIDS_EVERY + 1)]
-    assert looks == [None] * (2 * GIDS_EVERY)
-    assert graph.reads == reads + 2  # one gid read per GIDS_EVERY looks
+    looks = [server.lost(GRAPH_POLL_PERIOD * step) for step in range(1, 5)]
+    assert looks == [None] * 4
+    assert graph.reads == reads + 4
+    # between two looks the graph is not read
+    assert server.lost(4.2 * GRAPH_POLL_PERIOD) is None and graph.reads == reads + 4
 
 
-@pytest.mark.parametrize('new', [frozenset(), frozenset({b'new', b'other'})],
-                         ids=['exited', 'restarted-and-one-more'])
-def test_with_a_count_a_changed_count_reads_the_gids_at_the_next_look(new):
+def test_a_restart_between_two_looks_is_noticed_at_the_next_look():
     graph = Graph()
-    server = counted(graph)
+    server = watch(graph, grace=0.0)
     server.start(0.0)
     assert server.lost(GRAPH_POLL_PERIOD) is None
-    graph.status = new
+    graph.status = frozenset({b'new'})  # same number of endpoints, a new one: restarted
     assert server.lost(2 * GRAPH_POLL_PERIOD) == 'status publisher'
 
 
-def test_with_a_count_a_restart_between_two_looks_is_lost_within_gids_every_looks():
+def test_a_server_found_gone_is_read_again_until_the_grace_ends():
     graph = Graph()
-    server = counted(graph)
+    server = watch(graph, grace=1.0)
     server.start(0.0)
-    graph.status = frozenset({b'new'})  # same count, new endpoint: restarted
-    results = [server.lost(GRAPH_POLL_PERIOD * step) for step in range(1, GIDS_EVERY + 1)]
-    assert results[-1] == 'status publisher' and results[:-1] == [None] * (GIDS_EVERY - 1)
-
-
-def test_with_a_count_a_server_found_gone_is_read_again_until_the_grace_ends():
-    graph = Graph()
-    server = counted(graph, grace=1.0)
-    server.start(0.0)
-    graph.status = frozenset({b'new'})  # restarted: the count is the same
-    looks = [server.lost(GRAPH_POLL_PERIOD * step) for step in range(1, GIDS_EVERY + 4)]
-    # found gone at the GIDS_EVERY-th look; lost once gone for the grace, not forgotten
-    # at the next look because the count did not move
-    assert looks[GIDS_EVERY - 1:] == [None, None, 'status publisher', 'status publisher']
+    graph.status = frozenset({b'new'})
+    looks = [server.lost(GRAPH_POLL_PERIOD * step) for step in range(1, 5)]
+    # gone at the first look, lost once gone for the grace (two more looks), and stays lost
+    assert looks == [None, None, 'status publisher', 'status publisher']

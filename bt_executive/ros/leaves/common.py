@@ -12,7 +12,7 @@ the executive's. A leaf set up on a plain node (a test, a program of one's own) 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Protocol, Sequence, TYPE_CHECKING, Union
+from typing import Any, Callable, Optional, Protocol, Sequence, TYPE_CHECKING
 
 import py_trees
 from py_trees.common import Status
@@ -34,20 +34,8 @@ SERVER_POLL_PERIOD = 0.1
 #: notice a server that went away; event-driven ticking is woken for them).
 GRAPH_POLL_PERIOD = 0.5
 
-#: While the counts of matched endpoints stay as they were, the endpoints' gids are
-#: read at every this many looks only; a changed count reads them at once. A look at
-#: the ROS graph (gids, or even a count of a topic's endpoints) cost about 0.3 ms in a
-#: process with 20 robots' executives (BENCHMARKS.md, scale), a publisher's matched
-#: count next to nothing. A server that exits is noticed at the next look, one
-#: restarted under the same name between two looks (the counts alike) within this many.
-GIDS_EVERY = 4
-
 #: Returns the gids of some endpoints of a server, as found in the ROS graph now.
 Endpoints = Callable[[], frozenset[bytes]]
-
-#: Returns how many such endpoints are matched now (a publisher's or subscription's own
-#: count; cheap, no graph query).
-EndpointCount = Callable[[], int]
 
 
 #: The back-off settings where the executive sets none (ros/leaves/backoff.py's DEFAULTS).
@@ -168,35 +156,26 @@ class ServerWatch:
     DDS removes a server that exits from the graph at once; one that crashes (SIGKILL,
     power loss) when its participant lease runs out: 20 s with Fast DDS defaults.
 
-    A group given with a count function is read by its count at each look and by its
-    gids only every :data:`GIDS_EVERY` looks or when the count changed.
-
     Args:
         grace: seconds the server may be gone before it is lost
         ready: whether the server is available (the client's own test)
-        endpoints: (what it is, a function returning its gids now[, one returning how
-            many there are now]) per group
+        endpoints: (what it is, a function returning its gids now) per group
     """
 
     def __init__(self, grace: float, ready: Callable[[], bool],
-                 endpoints: Sequence[Union[tuple[str, Endpoints],
-                                           tuple[str, Endpoints, EndpointCount]]]) -> None:
+                 endpoints: Sequence[tuple[str, Endpoints]]) -> None:
         self.grace = grace
         self._ready = ready
-        self._endpoints = [(group[0], group[1], group[2] if len(group) > 2 else None)
-                           for group in endpoints]
-        # per group: what, gids at the start, gids(), count(), the count at the last read
-        self._known: list[list[Any]] = []
-        self._looks = 0
+        self._endpoints = list(endpoints)
+        # per group: what, gids at the start, gids()
+        self._known: list[tuple[str, frozenset[bytes], Endpoints]] = []
         self._since: Optional[float] = None
         self._next = 0.0
         self.active = False
 
     def start(self, now: float) -> None:
         """Note the server's endpoints now: a goal or request was just sent to it."""
-        self._known = [[what, gids(), gids, count, count() if count is not None else None]
-                       for what, gids, count in self._endpoints]
-        self._looks = 0
+        self._known = [(what, gids(), gids) for what, gids in self._endpoints]
         self._since = None
         self._next = now + GRAPH_POLL_PERIOD
         self.active = True
@@ -211,7 +190,7 @@ class ServerWatch:
         if not self.active or (self._since is None and now < self._next):
             return None
         self._next = now + GRAPH_POLL_PERIOD
-        gone = self._gone(every=self._since is not None)  # gone: read each time till lost
+        gone = self._gone()
         if gone is None:
             self._since = None
             return None
@@ -227,27 +206,12 @@ class ServerWatch:
             return self._since + self.grace
         return self._next
 
-    def _gone(self, *, every: bool = False) -> Optional[str]:
-        """Return what of the server is missing from the graph now, or None.
-
-        ``every``: read the gids of every group, whatever the counts say.
-        """
+    def _gone(self) -> Optional[str]:
+        """Return what of the server is missing from the graph now, or None."""
         if not self._ready():
             return self._endpoints[0][0] if self._endpoints else 'server'
-        self._looks += 1
-        due = every or self._looks >= GIDS_EVERY
-        if due:
-            self._looks = 0
-        for group in self._known:
-            what, known, gids, count, counted = group
-            if not known:
-                continue
-            if count is not None:
-                now = count()
-                if now == counted and not due:
-                    continue
-                group[4] = now
-            if not known & gids():
+        for what, known, gids in self._known:
+            if known and not known & gids():
                 return what
         return None
 

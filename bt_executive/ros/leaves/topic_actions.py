@@ -159,12 +159,9 @@ class TopicActionLeaf(RosLeaf):
         goal_topic, status_topic = self.goal_publisher.topic_name, self.subscription.topic_name
         self._watch = ServerWatch(
             self.lost_timeout, lambda: self.goal_publisher.get_subscription_count() > 0,
-            # counts of matched endpoints: cheap, unlike any look at the graph
-            [(f"no subscriber on '{goal_topic}'", lambda: subscriber_gids(node, goal_topic),
-              self.goal_publisher.get_subscription_count),
+            [(f"no subscriber on '{goal_topic}'", lambda: subscriber_gids(node, goal_topic)),
              (f"nobody publishes '{status_topic}'",
-              lambda: publisher_gids(node, status_topic),
-              self.subscription.get_publisher_count)])
+              lambda: publisher_gids(node, status_topic))])
 
     def destroy(self) -> None:
         """Destroy the publishers and the subscription."""
