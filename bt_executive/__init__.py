@@ -23,6 +23,10 @@ none of them until a name is first read.
 
 import importlib
 
+TYPE_CHECKING = False  # not typing's: importing this package imports nothing else
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping  # noqa: I300
+
 __version__ = '0.1.0'
 
 #: Public name -> the module that defines it (imported when the name is first read).
@@ -51,15 +55,34 @@ _EXPORTS = {
 __all__ = ['__version__', *sorted(_EXPORTS)]
 
 
-def __getattr__(name: str) -> object:
-    """Import the module of a public name on its first read (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bt_executive' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+def lazy_exports(package: str, exports: 'Mapping[str, str]', modules: 'Iterable[str]' = (),
+                 ) -> 'tuple[Callable[[str], object], Callable[[], list[str]]]':
+    """Return ``__getattr__`` and ``__dir__`` (PEP 562) for ``package``'s public names.
+
+    A name's module is imported when the name is first read, then kept in the package.
+
+    Args:
+        package: the package's ``__name__`` (imported already)
+        exports: public name -> the module that defines it
+        modules: public submodules, imported when read as an attribute
+    """
+    namespace = importlib.import_module(package).__dict__
+    submodules = tuple(modules)
+
+    def getattr_(name: str) -> object:
+        if name in submodules:
+            return importlib.import_module(f'{package}.{name}')
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f'module {package!r} has no attribute {name!r}')
+        value = getattr(importlib.import_module(module), name)
+        namespace[name] = value
+        return value
+
+    def dir_() -> list[str]:
+        return sorted(set(namespace) | set(exports) | set(submodules))
+
+    return getattr_, dir_
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -17,7 +17,7 @@ rclpy) until a name is first read, and changes nothing in the process: the progr
 memory deferrals are made by the programs (bt_executive/app/programs.py).
 """
 
-import importlib
+from bt_executive import lazy_exports
 
 #: Public name -> the module that defines it (imported when the name is first read).
 _EXPORTS = {
@@ -34,17 +34,4 @@ _MODULES = ('entities',)
 __all__ = sorted([*_EXPORTS, *_MODULES])
 
 
-def __getattr__(name: str) -> object:
-    """Import the module of a public name on its first read (PEP 562)."""
-    if name in _MODULES:
-        return importlib.import_module(f'{__name__}.{name}')
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bt_executive.ros' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS) | set(_MODULES))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, _MODULES)
