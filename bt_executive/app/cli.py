@@ -445,6 +445,21 @@ def cmd_view(args: argparse.Namespace) -> int:
     refused = _groot2_only_with_replay(args)
     if refused is not None:
         return refused
+    others = [name for name, given in (('--replay', args.replay), ('--ns', args.ns is not None),
+                                       ('--node', args.node is not None),
+                                       ('--groot2-port', args.groot2_port is not None))
+              if given]
+    if args.tree is not None and not args.mutation:
+        print('bt-executive view: --tree goes with --mutation REPORT', file=sys.stderr)
+        return EXIT_USAGE
+    if args.mutation:
+        if others:
+            print('bt-executive view: --mutation shows a report, not an executive: not '
+                  f"together with {', '.join(others)}", file=sys.stderr)
+            return EXIT_USAGE
+        from bt_executive.viewers.mutation_web import run as show_report
+        return show_report(args.mutation, tree=args.tree, host=args.host, port=args.port,
+                           verbose=args.verbose)
     if args.replay:
         from bt_executive.viewers.replay_web import run as replay
         return replay(args.replay, node=_replayed(args), host=args.host, port=args.port,
@@ -614,6 +629,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('-v', '--verbose', action='store_true', help='log every HTTP request')
     p.add_argument('--replay', metavar='FILE', help='serve a recording (bt-executive record) '
                    'with a timeline instead of the live tree (docs/recording.md)')
+    p.add_argument('--mutation', metavar='REPORT', help='show a mutation report (bt-executive '
+                   'test --mutate --mutation-json REPORT) over its tree: surviving mutants '
+                   'marked on their nodes (docs/testing.md)')
+    p.add_argument('--tree', help="with --mutation: the report's tree to show (default: its "
+                   'first)')
     add_groot2_replay_arguments(p)
     p.set_defaults(func=cmd_view)
 

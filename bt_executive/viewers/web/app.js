@@ -255,7 +255,15 @@
     const summary = $('why-summary');
     list.replaceChildren();
     let steps = [];
-    if (snapshot.root_status === 'FAILURE' && snapshot.why && snapshot.why.length) {
+    const mutation = snapshot.mutation;
+    if (mutation) {
+      // bt-executive view --mutation: the survivors, not a failure of a running tree
+      panel.dataset.state = mutation.survived ? 'failed' : 'none';
+      $('why-title').textContent = 'Surviving mutants';
+      summary.textContent = `mutation score ${mutation.score} %: ${mutation.survived} of ` +
+        `${mutation.mutants} mutants survived`;
+      steps = snapshot.why || [];
+    } else if (snapshot.root_status === 'FAILURE' && snapshot.why && snapshot.why.length) {
       panel.dataset.state = 'failed';
       $('why-title').textContent = 'Why did the tree fail?';
       summary.textContent = `${snapshot.tree} failed: ` + reasonOf(snapshot.why);
@@ -473,6 +481,11 @@
     if (window.btView.replay) {
       connection.dataset.state = document.body.dataset.connection = 'replay';
       connection.textContent = 'replay';
+      return;
+    }
+    if (view.snapshot && view.snapshot.mutation) {
+      connection.dataset.state = document.body.dataset.connection = 'report';
+      connection.textContent = 'mutation report';
       return;
     }
     let state = view.connected ? 'live' : 'offline';
