@@ -24,14 +24,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
-import threading
 from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import TreeError
-from bt_executive.observe.addresses import url_host
-from bt_executive.viewers.serving import is_loopback
+from bt_executive.viewers.serving import serve_until_signal, ServedPage
 from bt_executive.viewers.webview import DEFAULT_HOST, DEFAULT_PORT, SnapshotHub, ViewServer
 
 #: The report schema read (``bt_executive.testing.mutation.SCHEMA``).
@@ -194,6 +191,16 @@ def report_snapshot(path: str, tree_name: Optional[str] = None) -> dict[str, Any
     return mark_nodes(tree_snapshot(file, tree['tree']), tree)
 
 
+class ReportView(ServedPage):
+    """The report's page served until Ctrl-C: no ROS listener, one still snapshot."""
+
+    def _listen(self) -> Any:
+        return None
+
+    def _end_streams(self) -> None:
+        self.server.hub.close()
+
+
 def serve(path: str, *, tree: Optional[str] = None, host: str = DEFAULT_HOST,
           port: int = DEFAULT_PORT, verbose: bool = False) -> ViewServer:
     """Return a view server showing the report ``path`` (not yet serving).
@@ -226,31 +233,15 @@ def run(path: str, *, tree: Optional[str] = None, host: str = DEFAULT_HOST,
     except OSError as error:
         print(f'bt-executive view: cannot listen on {host}:{port}: {error}', file=sys.stderr)
         return 1
-    stop = threading.Event()
-    previous = {signum: signal.signal(signum, lambda *_: stop.set())
-                for signum in (signal.SIGINT, signal.SIGTERM)}
-    thread = threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.2},
-                              name='bt-executive-mutation-http', daemon=True)
-    try:
-        thread.start()
-        if not is_loopback(host):
-            print(f'bt-executive view: WARNING: listening on {host}, not loopback',
-                  file=sys.stderr)
-        mutation = json.loads(server.hub.latest() or '{}').get('mutation', {})
-        out(f'bt-executive view: http://{url_host(host)}:{server.port}/  (mutation report '
-            f"{path}: score {mutation.get('score')} %, {mutation.get('survived')} of "
-            f"{mutation.get('mutants')} mutants survived; Ctrl-C to stop)")
-        while not stop.wait(1.0):
-            pass
-    finally:
-        server.hub.close()
-        server.shutdown()
-        thread.join(5.0)
-        server.server_close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    return 0
+    mutation = json.loads(server.hub.latest() or '{}').get('mutation', {})
+    view = ReportView(host, server, 'bt-executive-mutation-http')
+    return serve_until_signal(
+        view, tool='bt-executive view', host=host, exposed='the tree and its mutants',
+        banner=lambda: f'bt-executive view: {view.url}  (mutation report {path}: score '
+                       f"{mutation.get('score')} %, {mutation.get('survived')} of "
+                       f"{mutation.get('mutants')} mutants survived; Ctrl-C to stop)",
+        out=out)
 
 
-__all__ = ['REPORT_SCHEMA', 'ReportError', 'choose_tree', 'mark_nodes', 'read_report',
-           'report_snapshot', 'run', 'serve', 'tree_snapshot']
+__all__ = ['REPORT_SCHEMA', 'ReportError', 'ReportView', 'choose_tree', 'mark_nodes',
+           'read_report', 'report_snapshot', 'run', 'serve', 'tree_snapshot']

@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
+import signal
+import subprocess
+import sys
 import threading
+import urllib.request
 
 from bt_executive.app.cli import main as cli
 from bt_executive.viewers.mutation_web import report_snapshot, serve
@@ -107,3 +112,23 @@ def test_bad_uses_say_what_is_wrong(args, expected, tmp_path, capsys):
     status = cli(['view', *[arg.format(report=report) for arg in args], '--port', '0'])
     assert status in (1, 2)
     assert expected in capsys.readouterr().err
+
+
+def test_the_command_serves_until_sigint_and_exits_0(tmp_path):
+    report = tmp_path / 'mutation.json'
+    write_report(report)
+    process = subprocess.Popen([sys.executable, '-m', 'bt_executive.app.cli', 'view',
+                                '--mutation', str(report), '--port', '0'],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=tmp_path)
+    try:
+        banner = process.stdout.readline()  # printed once serving
+        assert 'score 66.7 %, 1 of 4 mutants survived' in banner, process.stderr.read()
+        port = int(re.search(r':(\d+)/', banner).group(1))
+        with urllib.request.urlopen(f'http://127.0.0.1:{port}/snapshot', timeout=30) as answer:
+            assert json.loads(answer.read())['mutation']['survived'] == 1
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+        process.wait()
