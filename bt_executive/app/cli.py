@@ -14,9 +14,9 @@ import functools
 import sys
 from typing import Any, Optional, Sequence
 
+from bt_executive.app.arguments import add_executive_arguments, tcp_port
 from bt_executive.app.groot2_command import (add_arguments as add_groot2_arguments,
-                                             add_replay_arguments as add_groot2_replay_arguments,
-                                             tcp_port)
+                                             add_replay_arguments as add_groot2_replay_arguments)
 from bt_executive.app.record_command import add_arguments as add_record_arguments
 from bt_executive.app.run_tree_command import add_arguments as add_run_tree_arguments, \
     run as cmd_run_tree
@@ -644,9 +644,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser('foxglove', help='serve the live tree of a running executive to the '
                        'Foxglove app (its WebSocket protocol)')
-    p.add_argument('--ns', default='', metavar='NAMESPACE',
-                   help="the executive's namespace (default: none)")
-    p.add_argument('--node', default='bt_executive', help="the executive's node name")
+    add_executive_arguments(p)
     p.add_argument('--port', type=tcp_port, default=8765,
                    help="WebSocket port (default 8765, Foxglove's default; 0: any free port)")
     p.add_argument('--host', default='127.0.0.1',
@@ -670,9 +668,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_test)
 
     p = sub.add_parser('watch', help='show the live tree of a running executive here')
-    p.add_argument('--ns', default='', metavar='NAMESPACE',
-                   help="the executive's namespace (default: none)")
-    p.add_argument('--node', default='bt_executive', help="the executive's node name")
+    add_executive_arguments(p)
     p.add_argument('--once', action='store_true',
                    help='print one frame as soon as a snapshot arrives, then exit')
     p.add_argument('--timeout', type=float, metavar='S',

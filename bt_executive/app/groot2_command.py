@@ -10,16 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-
-def tcp_port(text: str) -> int:
-    """Parse a TCP port (0: any free port)."""
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f'expected a TCP port 0..65535, got {text!r}')
-    return port
+from bt_executive.app.arguments import tcp_port
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,4 +45,4 @@ def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
                         help='the address the Groot2 server binds (default 127.0.0.1)')
 
 
-__all__ = ['add_arguments', 'add_replay_arguments', 'tcp_port']
+__all__ = ['add_arguments', 'add_replay_arguments']

@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 
+from bt_executive.app.arguments import add_executive_arguments
 from bt_executive.observe.bag import Bag, BagError, foxglove_name, read_bag
 
 
@@ -16,9 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('-o', '--output', default='run.mcap', metavar='FILE',
                         help='the MCAP file (default run.mcap; with rotation: FILE_0.mcap, '
                              'FILE_1.mcap ...)')
-    parser.add_argument('--ns', '--namespace', dest='ns', default='', metavar='NAMESPACE',
-                        help="the executive's namespace (default: none)")
-    parser.add_argument('--node', default='bt_executive', help="the executive's node name")
+    add_executive_arguments(parser)
     parser.add_argument('--max-size', metavar='SIZE', default='0',
                         help='start a new file when one reaches SIZE (e.g. 500M, 2G; '
                              'default: no limit)')

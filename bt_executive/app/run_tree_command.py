@@ -20,6 +20,8 @@ import sys
 import time
 from typing import Any, Callable, Optional
 
+from bt_executive.app.arguments import add_executive_arguments
+
 EXIT_SUCCEEDED, EXIT_FAILED, EXIT_UNAVAILABLE = 0, 1, 2
 OUTCOMES = {1: 'SUCCEEDED', 2: 'FAILED', 3: 'CANCELED', 4: 'ABORTED'}
 STATUSES = ('INVALID', 'RUNNING', 'SUCCESS', 'FAILURE')
@@ -35,9 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='a blackboard key whose value the result shows; repeatable')
     parser.add_argument('--file', default='',
                         help="the tree file (default: the executive's tree_file)")
-    parser.add_argument('--ns', '--namespace', dest='ns', default='', metavar='NAMESPACE',
-                        help="the executive's namespace (default: none)")
-    parser.add_argument('--node', default='bt_executive', help="the executive's node name")
+    add_executive_arguments(parser)
     parser.add_argument('--wait', type=float, default=10.0, metavar='S',
                         help='seconds to wait for the executive to answer (default 10)')
     parser.add_argument('--quiet', action='store_true', help='print only the result')
