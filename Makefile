@@ -79,7 +79,8 @@ screenshots: $(STAMP) browser
 	  BT_EXECUTIVE_SCREENSHOTS="$(CURDIR)/docs" PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" \
 	  "$(abspath $(PY))" -m pytest -q -p no:cacheprovider -c "$(CURDIR)/pytest.ini" \
 	  --rootdir "$(CURDIR)" "$(CURDIR)/test/ros/test_webview_graph.py" \
-	  "$(CURDIR)/test/ros/test_fleet_view.py" "$(CURDIR)/test/ros/test_replay_demo.py"; \
+	  "$(CURDIR)/test/ros/test_fleet_view.py" "$(CURDIR)/test/ros/test_replay_demo.py" \
+	  "$(CURDIR)/test/ros/test_rqt_widget.py"; \
 	  status=$$?; cd /; rm -rf "$$dir"; exit $$status
 
 clean:

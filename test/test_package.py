@@ -25,6 +25,11 @@ OPTIONAL = {'py_trees_ros_interfaces': "py_trees_ros' snapshot streams (ros/stre
                       'pytest loads it',
             'foxglove': '`bt-executive foxglove` only (pip foxglove-sdk, no rosdep key; '
                         'without it the command says so)',
+            'rqt_gui_py': 'the rqt plugin (viewers/qt/rqt_plugin.py): only rqt imports it, '
+                          'and rqt brings it',
+            'python_qt_binding': "the rqt plugin's Qt bindings (viewers/qt/binding.py): "
+                                 'rqt brings them; PyQt5 from PyPI otherwise',
+            'PyQt5': 'the Qt widget without rqt (viewers/qt/binding.py; pip PyQt5)',
             'bt_executive_interfaces': 'our typed interfaces, built beside this package '
                                        '(docs/execute_tree.md); without them the executive '
                                        'says so and runs as before'}

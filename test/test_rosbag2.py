@@ -22,7 +22,7 @@ import urllib.request
 from bt_executive.app.record_command import info
 from bt_executive.observe.bag import (BagError, BagWriter, foxglove_name, read_bag,
                                       split_name)
-from bt_executive.observe.foxglove import (FoxgloveView, INITIAL_SCHEMAS, nodes_message,
+from bt_executive.observe.foxglove import (FoxgloveView, nodes_message, SCHEMAS,
                                            TITLES)
 from bt_executive.observe.replay import Timeline
 from bt_executive.observe.snapshot import to_json
@@ -198,6 +198,8 @@ def schema_validators(path: str) -> tuple[dict, list]:
         reader = make_reader(stream)
         summary = reader.get_summary()
         assert summary is not None, f'{path} not finalised'
+        topics = [channel.topic for channel in summary.channels.values()]
+        assert len(topics) == len(set(topics)), f'a topic advertised twice: {sorted(topics)}'
         for schema, channel, message in reader.iter_messages():
             channels.setdefault(channel.topic, set()).add(
                 (channel.message_encoding, schema.name, schema.encoding))
@@ -272,4 +274,4 @@ def test_no_companion_when_turned_off(tmp_path):
         for topic, stamp, text in messages:
             writer.write_text(topic, text, stamp)
     assert writer.foxglove_files == [] and not pathlib.Path(foxglove_name(path)).exists()
-    assert INITIAL_SCHEMAS['nodes']  # the channels a live client is advertised first
+    assert SCHEMAS['nodes']  # the channels a live client is advertised

@@ -87,8 +87,9 @@ def foxglove_name(path: str) -> str:
 class FoxgloveFile:
     """An MCAP file of Foxglove channels: JSON messages with ``jsonschema`` schemas.
 
-    A channel is registered when its first message comes, and again (same topic, a new
-    schema) when a message carries another schema (the blackboard's numbers).
+    A channel is registered when its first message comes, with that message's schema:
+    one channel per topic (every message of a channel carries the same schema,
+    :data:`~bt_executive.observe.foxglove.SCHEMAS`).
     """
 
     def __init__(self, path: str, metadata: Optional[dict[str, str]] = None) -> None:
@@ -99,20 +100,19 @@ class FoxgloveFile:
         self._writer.start(profile='', library='bt_executive')
         if metadata:
             self._writer.add_metadata('bt_executive', metadata)
-        self._channels: dict[str, tuple[str, int]] = {}
+        self._channels: dict[str, int] = {}
         self.messages = 0
 
     def write(self, topic: str, message: FoxgloveMessage, log_time: int) -> None:
         """Write ``message`` on ``topic`` at ``log_time`` (ns)."""
         assert self._writer is not None
-        known = self._channels.get(topic)
-        if known is None or known[0] != message.schema:
+        channel = self._channels.get(topic)
+        if channel is None:
             schema = self._writer.register_schema(message.schema_name, 'jsonschema',
                                                   message.schema.encode('utf-8'))
-            known = (message.schema, self._writer.register_channel(
-                topic=topic, message_encoding='json', schema_id=schema))
-            self._channels[topic] = known
-        self._writer.add_message(channel_id=known[1], log_time=log_time,
+            channel = self._channels[topic] = self._writer.register_channel(
+                topic=topic, message_encoding='json', schema_id=schema)
+        self._writer.add_message(channel_id=channel, log_time=log_time,
                                  publish_time=log_time, data=message.encode())
         self.messages += 1
 

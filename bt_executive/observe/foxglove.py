@@ -142,14 +142,17 @@ def blackboard_message(snapshot: dict[str, Any]) -> dict[str, Any]:
             'numbers': flatten_numbers(values)}
 
 
-def blackboard_schema(numbers: dict[str, float]) -> dict[str, Any]:
-    """Return the schema of :func:`blackboard_message` naming each number (for Plot)."""
-    return {'title': 'bt_executive.Blackboard',
-            'description': 'The snapshot_keys of the blackboard; numbers flattened to plot',
-            'type': 'object',
-            'properties': {'tick': {'type': 'integer'}, 'values': {'type': 'object'},
-                           'numbers': {'type': 'object', 'properties': {
-                               key: {'type': 'number'} for key in numbers}}}}
+#: The blackboard channel's schema: one for the channel's whole life, whatever keys come
+#: (a schema naming each number would change with every new key, and a channel advertised
+#: again with another schema shows in Foxglove as a second topic of the same name).
+BLACKBOARD_SCHEMA: dict[str, Any] = {
+    'title': 'bt_executive.Blackboard',
+    'description': 'The snapshot_keys of the blackboard; numbers flattened to plot '
+                   '(.numbers.<key>)',
+    'type': 'object',
+    'properties': {'tick': {'type': 'integer'}, 'values': {'type': 'object'},
+                   'numbers': {'type': 'object',
+                               'additionalProperties': {'type': 'number'}}}}
 
 
 def _level(to: str) -> int:
@@ -193,7 +196,7 @@ class FoxgloveMessage:
     Attributes:
         channel: the channel's name under the executive's node (one of :data:`CHANNELS`)
         schema_name: the schema's name (its ``title``)
-        schema: the JSON schema as JSON text (a new text: advertise the channel again)
+        schema: the channel's JSON schema as JSON text (:data:`SCHEMAS`)
         data: the message
     """
 
@@ -214,10 +217,9 @@ def _text(schema: dict[str, Any]) -> str:
 #: The schema name of each channel.
 TITLES = {'nodes': 'bt_executive.Nodes', 'blackboard': 'bt_executive.Blackboard',
           'transitions': 'foxglove.Log', 'status': 'bt_executive.Status'}
-#: The schema of each channel as advertised before any message (the blackboard's names
-#: no number yet).
-INITIAL_SCHEMAS = {'nodes': _text(NODES_SCHEMA), 'blackboard': _text(blackboard_schema({})),
-                   'transitions': _text(LOG_SCHEMA), 'status': _text(STATUS_SCHEMA)}
+#: The schema of each channel (the same for every message: one channel per topic name).
+SCHEMAS = {'nodes': _text(NODES_SCHEMA), 'blackboard': _text(BLACKBOARD_SCHEMA),
+           'transitions': _text(LOG_SCHEMA), 'status': _text(STATUS_SCHEMA)}
 
 
 class FoxgloveView:
@@ -233,8 +235,8 @@ class FoxgloveView:
       tree waits for it (at most :data:`MAX_PENDING` batches), which names the files;
     - the status, as it came.
 
-    The blackboard's schema names every number seen in the last message (for Plot's
-    autocompletion): a message with other numbers carries a new schema text.
+    Every channel keeps one schema (:data:`SCHEMAS`): a new blackboard key is a new
+    member of ``numbers``, not a new schema.
 
     A gap in the deltas holds the node table and blackboard at the last good state (never
     a wrong one) until the next full snapshot; the transitions Log says so when it starts
@@ -253,14 +255,8 @@ class FoxgloveView:
         self._where: dict[str, str] = {}
         self._revision: Any = None
         self._pending: list[dict[str, Any]] = []
-        self._numbers: Optional[tuple[str, ...]] = None
-        self._schemas = dict(INITIAL_SCHEMAS)
         self._latest: dict[str, FoxgloveMessage] = {}
         self._shown = float('-inf')
-
-    def schema(self, channel: str) -> str:
-        """Return the JSON schema text ``channel`` has now."""
-        return self._schemas[channel]
 
     def latest(self) -> list[FoxgloveMessage]:
         """Return the last node table, blackboard and status (what a new file starts with)."""
@@ -294,8 +290,7 @@ class FoxgloveView:
         return []
 
     def _message(self, channel: str, data: dict[str, Any]) -> FoxgloveMessage:
-        schema = self._schemas[channel]
-        message = FoxgloveMessage(channel, TITLES[channel], schema, data)
+        message = FoxgloveMessage(channel, TITLES[channel], SCHEMAS[channel], data)
         self._latest[channel] = message
         return message
 
@@ -340,12 +335,7 @@ class FoxgloveView:
                 out += self._log(batch)
         self._shown = now
         out.append(self._message('nodes', nodes_message(snapshot)))
-        board = blackboard_message(snapshot)
-        keys = tuple(board['numbers'])
-        if keys != self._numbers:  # other numbers: a schema that names them
-            self._numbers = keys
-            self._schemas['blackboard'] = _text(blackboard_schema(board['numbers']))
-        out.append(self._message('blackboard', board))
+        out.append(self._message('blackboard', blackboard_message(snapshot)))
         return out
 
     def _events(self, batch: dict[str, Any]) -> list[FoxgloveMessage]:
@@ -361,7 +351,6 @@ class FoxgloveView:
                 for message in log_messages(batch, self._where)]
 
 
-__all__ = ['CHANNELS', 'FoxgloveMessage', 'FoxgloveView', 'INITIAL_SCHEMAS', 'LOG_SCHEMA',
-           'MAX_NUMBERS', 'NODES_SCHEMA', 'REPEAT_PERIOD', 'STATUS_SCHEMA', 'TITLES',
-           'blackboard_message', 'blackboard_schema', 'flatten_numbers', 'log_messages',
-           'nodes_message']
+__all__ = ['BLACKBOARD_SCHEMA', 'CHANNELS', 'FoxgloveMessage', 'FoxgloveView', 'LOG_SCHEMA',
+           'MAX_NUMBERS', 'NODES_SCHEMA', 'REPEAT_PERIOD', 'SCHEMAS', 'STATUS_SCHEMA', 'TITLES',
+           'blackboard_message', 'flatten_numbers', 'log_messages', 'nodes_message']

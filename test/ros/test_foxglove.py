@@ -3,31 +3,54 @@
 """``bt-executive foxglove``: the tree served over Foxglove's WebSocket protocol.
 
 The converters are checked without ROS. End to end, an executive runs as a subprocess,
-the bridge in-process (the real ``foxglove-sdk`` server on a free loopback port), and a
-real WebSocket client (the ``websockets`` package, subprotocol ``foxglove.sdk.v1``, the
-one the SDK speaks) reads the server info and the channel advertisements, subscribes to
-every channel and decodes the binary message frames (opcode 1, subscription id,
-timestamp, JSON payload), as the Foxglove app does.
+the bridge in-process (the real ``foxglove-sdk`` server behind its subprotocol gate on a
+free loopback port), and a real WebSocket client (the ``websockets`` package, offering
+``foxglove.sdk.v1`` as the Foxglove app does, or ``foxglove.websocket.v1`` as Lichtblick
+does) reads the server info and the channel advertisements, subscribes to every channel
+and decodes the binary message frames (opcode 1, subscription id, timestamp, JSON
+payload). Where node and npm are installed, the ``@foxglove/ws-protocol`` library's own
+client (Lichtblick's) reads the executive's server too: npm installs it once into a cache
+directory outside the repository (``BT_EXECUTIVE_NPM_CACHE``, default
+``~/.cache/bt_executive/npm``); without node the test is skipped and says why.
 """
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import os
+import pathlib
+import shutil
 import socket
 import struct
+import subprocess
 from typing import Any, Callable
 
 from bt_executive.observe.delta import make_delta
 from bt_executive.observe.foxglove import (blackboard_message, flatten_numbers, FoxgloveView,
                                            log_messages, nodes_message)
+from bt_executive.observe.foxglove_server import (offered_subprotocols, rename_subprotocol,
+                                                  SDK_SUBPROTOCOL, SUBPROTOCOLS,
+                                                  WEBSOCKET_SUBPROTOCOL)
 from devtools import TIMEOUT
 from helpers import free_port, SpawnedProcess, wait_for
 import pytest
 from test_webview import CLI, EXECUTIVE, FIRST_TREE, unique, write_tree
 
-#: The subprotocol of foxglove-sdk 0.30's WebSocket server.
-SUBPROTOCOL = 'foxglove.sdk.v1'
+#: The npm packages of Lichtblick's client: the protocol library and its WebSocket.
+NPM_PACKAGES = ('@foxglove/ws-protocol@0.8.0', 'ws@8.18.3')
+NODE_CLIENT = pathlib.Path(__file__).resolve().parent / 'peers' / 'foxglove_ws_client.js'
+
+
+def test_the_gate_renames_only_a_handshake_that_offers_the_first_name():
+    request = (b'GET / HTTP/1.1\r\nHost: x\r\nSec-WebSocket-Protocol: foo, '
+               b'foxglove.websocket.v1\r\nsec-websocket-protocol: bar\r\n\r\n')
+    assert offered_subprotocols(request) == ['foo', WEBSOCKET_SUBPROTOCOL, 'bar']
+    renamed = rename_subprotocol(request, SDK_SUBPROTOCOL)
+    assert renamed == (b'GET / HTTP/1.1\r\nHost: x\r\nSec-WebSocket-Protocol: '
+                       b'foxglove.sdk.v1\r\n\r\n')
+    assert offered_subprotocols(b'GET / HTTP/1.1\r\n\r\n') == []
 
 
 def test_blackboard_numbers_are_flattened_for_plots():
@@ -71,8 +94,8 @@ def test_the_view_follows_deltas_and_repeats_heartbeats_once_a_period():
     view = FoxgloveView(repeat_period=1.0)
     first = view.put('/n/snapshot', json.dumps(snapshot), 10.0)
     assert [m.channel for m in first] == ['nodes', 'blackboard']
-    assert json.loads(first[1].schema)['properties']['numbers']['properties'] == {
-        'x': {'type': 'number'}}
+    assert json.loads(first[1].schema)['properties']['numbers'] == {
+        'type': 'object', 'additionalProperties': {'type': 'number'}}
     assert view.put('/n/snapshot', json.dumps(snapshot), 10.5) == []  # a heartbeat, early
     assert len(view.put('/n/snapshot', json.dumps(snapshot), 11.0)) == 2  # repeated
     after = dict(snapshot, seq=2, tick={'count': 2}, blackboard={'x': 2, 'y': True},
@@ -81,7 +104,8 @@ def test_the_view_follows_deltas_and_repeats_heartbeats_once_a_period():
     changed = view.put('/n/snapshot_delta', json.dumps(delta), 11.1)
     assert [m.channel for m in changed] == ['nodes', 'blackboard']
     assert changed[0].data['nodes'][0]['feedback'] == 'busy'
-    assert changed[1].schema != first[1].schema and changed[1].data['numbers'] == {
+    # a new key: the same schema (one channel per topic, never advertised again)
+    assert changed[1].schema == first[1].schema and changed[1].data['numbers'] == {
         'x': 2, 'y': 1}
     assert view.put('/n/status', '[1]', 12.0) == [] and view.errors == ['/n/status: not a '
                                                                         'JSON object']
@@ -125,8 +149,9 @@ def test_transitions_that_overtake_their_snapshot_wait_for_it():
 class FoxgloveClient:
     """A minimal client of Foxglove's WebSocket protocol (the JSON + binary frames)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, subprotocol: str = SDK_SUBPROTOCOL) -> None:
         self.url = url
+        self.subprotocol = subprotocol
         self.channels: dict[int, dict[str, Any]] = {}
         self.server_info: dict[str, Any] = {}
         self.received: dict[str, list[Any]] = {}
@@ -134,9 +159,9 @@ class FoxgloveClient:
     async def run(self, done: Callable[['FoxgloveClient'], bool], topics: set[str],
                   timeout: float) -> None:
         import websockets
-        async with websockets.connect(self.url, subprotocols=[SUBPROTOCOL],
+        async with websockets.connect(self.url, subprotocols=[self.subprotocol],
                                       max_size=None) as socket:
-            assert socket.subprotocol == SUBPROTOCOL
+            assert socket.subprotocol == self.subprotocol
             subscriptions: dict[int, str] = {}
             loop = asyncio.get_running_loop()
             deadline = loop.time() + timeout
@@ -175,7 +200,9 @@ class FoxgloveClient:
 
 
 @pytest.mark.ros
-def test_a_foxglove_client_sees_the_live_tree(spawn: Callable[..., SpawnedProcess], tmp_path):
+@pytest.mark.parametrize('subprotocol', SUBPROTOCOLS)
+def test_a_foxglove_client_sees_the_live_tree(spawn: Callable[..., SpawnedProcess], tmp_path,
+                                              subprotocol):
     from bt_executive.viewers.foxglove_bridge import FoxgloveBridge
     namespace = unique('fox')
     tree = write_tree(tmp_path, 'first.yaml', FIRST_TREE)
@@ -199,7 +226,7 @@ def test_a_foxglove_client_sees_the_live_tree(spawn: Callable[..., SpawnedProces
                         and statuses and statuses[-1]['tick_count'] > 0
                         and any('keep going' in log['message'] for log in logs))
 
-        client = FoxgloveClient(bridge.url)
+        client = FoxgloveClient(bridge.url, subprotocol)
         asyncio.run(client.run(done, topics, TIMEOUT))
         assert not bridge.errors
     assert client.server_info['name'] == f'bt_executive {prefix}'
@@ -224,11 +251,11 @@ def test_a_foxglove_client_sees_the_live_tree(spawn: Callable[..., SpawnedProces
         'id': 'Main/root/checks/too small', 'name': 'too small', 'type': 'Condition',
         'kind': 'leaf', 'depth': 2, 'status': 'FAILURE', 'feedback': 'x > 1 is false',
         'active': False}
-    # the blackboard (Plot panel): numbers flattened, named in the advertised schema
+    # the blackboard (Plot panel): numbers flattened, each a number of the one schema
     board = client.received[f'{prefix}/blackboard'][-1]
     assert board['values'] == {'x': 0, 'mode': 'patrol'} and board['numbers'] == {'x': 0}
     schema = json.loads(advertised[f'{prefix}/blackboard']['schema'])
-    assert schema['properties']['numbers']['properties'] == {'x': {'type': 'number'}}
+    assert schema['properties']['numbers']['additionalProperties'] == {'type': 'number'}
     # the transitions (Log panel)
     logs = client.received[f'{prefix}/transitions']
     going = next(log for log in logs if log['name'] == 'Main/root/work/keep going')
@@ -242,6 +269,7 @@ def test_a_foxglove_client_sees_the_live_tree(spawn: Callable[..., SpawnedProces
     # messages (the last table served, every transition served)
     assert executive.stop() == 0
     recorded = read_companion(str(recording).replace('.mcap', '.foxglove.mcap'))
+    assert len(recorded['channel_ids']) == len(topics)  # one channel per topic
     assert {topic: (channel['encoding'], channel['schemaEncoding'], channel['schemaName'])
             for topic, channel in recorded['channels'].items()} == schemas
     for topic, channel in advertised.items():
@@ -258,16 +286,18 @@ def read_companion(path: str) -> dict[str, Any]:
 
     channels: dict[str, dict[str, Any]] = {}
     messages: dict[str, list[Any]] = {}
+    ids: set[int] = set()
     with open(path, 'rb') as stream:
         reader = make_reader(stream)
         assert reader.get_summary() is not None, f'{path} was not finalised'
         for schema, channel, message in reader.iter_messages():
+            ids.add(channel.id)
             channels[channel.topic] = {'encoding': channel.message_encoding,
                                        'schemaEncoding': schema.encoding,
                                        'schemaName': schema.name,
                                        'schema': schema.data.decode()}
             messages.setdefault(channel.topic, []).append(json.loads(message.data))
-    return {'channels': channels, 'messages': messages}
+    return {'channels': channels, 'messages': messages, 'channel_ids': ids}
 
 
 @pytest.mark.ros
@@ -296,7 +326,7 @@ def test_the_executive_serves_foxglove_itself(spawn, tmp_path):
             return False
 
     wait_for(connected, TIMEOUT, f'the executive to serve Foxglove on port {port}')
-    client = FoxgloveClient(f'ws://127.0.0.1:{port}')
+    client = FoxgloveClient(f'ws://127.0.0.1:{port}', WEBSOCKET_SUBPROTOCOL)
     asyncio.run(client.run(done, topics, TIMEOUT))
     assert client.server_info['name'] == f'bt_executive {prefix}'
     assert {channel['topic'] for channel in client.channels.values()} == topics
@@ -319,3 +349,88 @@ def test_the_foxglove_command_serves_until_interrupted(spawn):
     asyncio.run(client.run(lambda c: bool(c.server_info) and len(c.channels) == 4, set(),
                            TIMEOUT))
     assert process.stop() == 0
+
+
+def test_a_client_offering_neither_name_gets_the_sdks_refusal():
+    pytest.importorskip('foxglove')
+    import websockets
+    from bt_executive.observe.foxglove_server import FoxgloveServer
+
+    async def connect(url: str) -> None:
+        async with websockets.connect(url, subprotocols=['foxglove.other.v9']):
+            pass  # pragma: no cover - refused
+
+    server = FoxgloveServer('/x/bt_executive', port=0)
+    try:
+        with pytest.raises(websockets.exceptions.InvalidStatus, match='400'):
+            asyncio.run(connect(server.url))
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope='session')
+def ws_protocol_modules() -> str:
+    """Return a node_modules directory holding :data:`NPM_PACKAGES` (installed once).
+
+    Skipped without node or npm; an install that fails is skipped too, with npm's words,
+    except under CI (``CI=true``), where it fails.
+    """
+    node, npm = shutil.which('node'), shutil.which('npm')
+    if node is None or npm is None:
+        pytest.skip('node and npm are not installed: the @foxglove/ws-protocol client '
+                    "(Lichtblick's) is not tried (apt-get install nodejs npm)")
+    default = pathlib.Path(os.environ.get('XDG_CACHE_HOME') or pathlib.Path.home() / '.cache')
+    root = pathlib.Path(os.environ.get('BT_EXECUTIVE_NPM_CACHE')
+                        or default / 'bt_executive' / 'npm')
+    root.mkdir(parents=True, exist_ok=True)
+    modules = root / 'node_modules'
+    with open(root / '.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel workers install once
+        if not all((modules / name.rsplit('@', 1)[0] / 'package.json').exists()
+                   for name in NPM_PACKAGES):
+            done = subprocess.run(
+                [npm, 'install', '--prefix', str(root), '--no-audit', '--no-fund',
+                 '--no-save', '--loglevel=error', *NPM_PACKAGES],
+                capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                why = f'npm install {" ".join(NPM_PACKAGES)} failed: {done.stderr[-800:]}'
+                if os.environ.get('CI'):
+                    pytest.fail(why)
+                pytest.skip(why)
+    return str(modules)
+
+
+@pytest.mark.ros
+def test_lichtblicks_client_library_reads_the_executives_server(spawn, tmp_path,
+                                                                ws_protocol_modules):
+    pytest.importorskip('foxglove')
+    namespace = unique('foxnpm')
+    tree = write_tree(tmp_path, 'first.yaml', FIRST_TREE)
+    port = free_port()
+    executive = spawn(EXECUTIVE, '--ros-args', '-r', f'__ns:=/{namespace}',
+                      '-p', f'tree_file:={tree}', '-p', 'tick_rate:=20.0',
+                      '-p', 'snapshot_keys:=[x]', '-p', f'foxglove_port:={port}')
+    wait_for(lambda: f'Foxglove on ws://127.0.0.1:{port}' in executive.stderr_text(),
+             TIMEOUT, f'the executive to serve Foxglove on port {port}')
+    prefix = f'/{namespace}/bt_executive'
+    topics = [f'{prefix}/{name}' for name in ('nodes', 'blackboard', 'transitions', 'status')]
+    done = subprocess.run(
+        # the transitions come at the first ticks, perhaps before the client: not awaited
+        ['node', str(NODE_CLIENT), f'ws://127.0.0.1:{port}', str(int(TIMEOUT)),
+         *(f'?{topic}' if topic.endswith('/transitions') else topic for topic in topics)],
+        capture_output=True, text=True, timeout=TIMEOUT + 30,
+        env=dict(os.environ, NODE_PATH=ws_protocol_modules))
+    assert done.returncode == 0, f'{done.stdout[-2000:]}\n{done.stderr[-2000:]}'
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen['subprotocol'] == WEBSOCKET_SUBPROTOCOL
+    assert seen['serverInfo']['name'] == f'bt_executive {prefix}'
+    # every channel once, with its schema
+    assert sorted(channel['topic'] for channel in seen['channels']) == sorted(topics)
+    for channel in seen['channels']:
+        assert channel['encoding'] == 'json' and channel['schemaEncoding'] == 'jsonschema'
+        assert json.loads(channel['schema'])['type'] == 'object'
+    rows = {row['id']: row for row in seen['received'][f'{prefix}/nodes'][-1]['nodes']}
+    assert rows['Main/root/checks/too small']['feedback'] == 'x > 1 is false'
+    assert seen['received'][f'{prefix}/blackboard'][-1]['numbers'] == {'x': 0}
+    assert seen['received'][f'{prefix}/status'][-1]['tree'] == 'Main'
+    assert executive.stop() == 0
