@@ -103,9 +103,22 @@ def test_step_ticks_exactly_once_passing_the_breakpoint() -> None:
     assert n() == 2
     assert tick(runner, controller) is None, 'one step, one tick'
     controller.step()
-    tick(runner, controller)  # the breakpoint applies again: paused before busy
-    assert controller.paused_at is not None and controller.paused_at.node == BUSY
+    tick(runner, controller)  # busy runs on: a running node is not stopped at each tick
+    assert controller.paused and controller.paused_at is None
     assert probe.started == 1 and n() == 3
+    assert tick(runner, controller) is None
+
+
+def test_a_breakpoint_before_applies_each_time_the_node_starts() -> None:
+    runner, controller = debugger()
+    controller.add_breakpoint(COUNT)  # count finishes in one tick: it starts every tick
+    for expected in (0, 1, 2):
+        tick(runner, controller)
+        assert controller.paused_at is not None and n() == expected
+        controller.step()
+        tick(runner, controller)
+        assert n() == expected + 1
+        controller.resume()
 
 
 def test_continue_runs_to_the_next_breakpoint() -> None:

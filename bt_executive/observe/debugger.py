@@ -13,11 +13,13 @@ How it works: a node with a breakpoint or a substitution gets a :class:`NodeHook
 instance attribute replacing ``tick``, the way the fault guard wraps a node); nodes
 without one run untouched, so a tree without breakpoints costs nothing extra.
 
-- **Breakpoint before a node**: when the tick reaches the node (and the optional
-  blackboard condition holds), the tick ends there, before the node's ``initialise()``
-  (an Action sends no goal), by raising :class:`~bt_executive.observe.runner.TickPaused`.
-- **Breakpoint on a status**: the tick ends right after the node finished its tick with
-  that status.
+- **Breakpoint before a node**: when the tick reaches the node while it is not running
+  (it is about to start) and the optional blackboard condition holds, the tick ends
+  there, before the node's ``initialise()`` (an Action sends no goal), by raising
+  :class:`~bt_executive.observe.runner.TickPaused`. A running node is not stopped at
+  each of its ticks (a ``running`` status breakpoint does that).
+- **Breakpoint on a status**: the tick ends right after a tick of the node that left it
+  with that status.
 - **Policy** of a breakpoint (and of an operator's pause): ``halt`` (the default) halts
   the tree as ``~/pause`` does, so the goals running at servers are cancelled; ``run``
   leaves the tree as it stands and its goals running while nothing ticks.
@@ -51,7 +53,7 @@ from bt_executive.observe.runner import TickPaused, TreeRunner
 import py_trees
 from py_trees.common import Status
 
-#: Where a breakpoint stops: before the node ticks, or after it finished with a status.
+#: Where a breakpoint stops: before the node starts, or after a tick ending in a status.
 WHEN = ('before', 'success', 'failure', 'running')
 
 #: What a pause does to the goals running at servers: halt the tree, or let them run.
@@ -153,7 +155,8 @@ class NodeHook:
         """Tick the behaviour under the controller's rules (see the module docstring)."""
         controller = self.controller
         behaviour = self.behaviour
-        controller.check(behaviour, 'before')
+        if behaviour.status is not Status.RUNNING:  # about to start: initialise() next
+            controller.check(behaviour, 'before')
         substitution = controller.substitution_of(behaviour)
         if substitution is not None:
             yield from controller.substitute_tick(behaviour, substitution)
@@ -223,7 +226,7 @@ class DebugController:
         points = [p for p in self.breakpoints.get(node, []) if p.when != when]
         self.breakpoints[node] = points + [point]
         self._hook(node, behaviour)
-        where = 'before it ticks' if when == 'before' else f'when it finishes {when.upper()}'
+        where = 'before it starts' if when == 'before' else f'when it ticks {when.upper()}'
         text = f"breakpoint on '{node}' {where}"
         if expression is not None:
             text += f' if {expression.text}'
@@ -245,7 +248,7 @@ class DebugController:
 
     def substitute(self, node: str, status: str, *, ticks: Optional[int] = None,
                    origin: str = 'operator') -> str:
-        """Substitute ``node``'s result with ``status`` for ``ticks`` ticks (None: until removed)."""
+        """Substitute ``node``'s result with ``status`` for ``ticks`` ticks (None: no end)."""
         behaviour = self._node(node)
         name = status.lower()
         if name not in SUBSTITUTES:
@@ -370,7 +373,7 @@ class DebugController:
             self.paused, self.paused_at, self._steps = True, point, 0
             self._passed = None
             where = 'before' if when == 'before' else f'after {when.upper()} of'
-            self._note('hit', point.node, 'breakpoint', f"paused at breakpoint {where} "
+            self._note('hit', point.node, 'breakpoint', f'paused at breakpoint {where} '
                        f"'{point.node}' (policy {point.policy})", publish=False)
             raise TickPaused(halt=point.policy == 'halt')
 
@@ -467,7 +470,7 @@ def _typed(key: str, old: Any, new: Any) -> Any:
              list: 'a list', dict: 'a mapping', type(None): 'null'}
     held = kinds.get(type(old), f'a {type(old).__name__}')
     if type(old) not in kinds:
-        raise DebugRefused(f"{key} holds {held}, which cannot be set from a YAML value")
+        raise DebugRefused(f'{key} holds {held}, which cannot be set from a YAML value')
     raise DebugRefused(f'{key} holds {held}; {new!r} is {kinds.get(type(new), "another type")}')
 
 
