@@ -133,6 +133,31 @@ def test_continue_runs_to_the_next_breakpoint() -> None:
     assert controller.paused and n() == 1
 
 
+def test_a_step_that_does_not_reach_the_breakpoint_keeps_its_pass() -> None:
+    runner, controller = debugger("""
+        blackboard: {n: 0, ready: false}
+        trees:
+          Main:
+            Sequence root:
+              - SetBlackboard count: {key: n, value: '${n + 1}'}
+              - WaitUntil ready: ready
+              - Running busy
+        """)
+    busy = 'Main/root/busy'
+    controller.add_breakpoint(busy)
+    py_trees.blackboard.Blackboard.storage['/ready'] = True
+    tick(runner, controller)
+    assert controller.paused_at is not None  # halted: the sequence starts again
+    py_trees.blackboard.Blackboard.storage['/ready'] = False
+    controller.step()
+    tick(runner, controller)  # waits at ready: busy not reached
+    controller.resume()
+    py_trees.blackboard.Blackboard.storage['/ready'] = True
+    tick(runner, controller)
+    assert not controller.paused, 'the pass of the step was kept by continue'
+    assert runner.tree.by_path(busy).status is R
+
+
 def test_run_policy_leaves_the_running_node_alone() -> None:
     runner, controller = debugger()
     probe = Probe(runner.tree.by_path(BUSY))

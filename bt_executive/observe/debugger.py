@@ -299,7 +299,8 @@ class DebugController:
         if not self.paused:
             raise DebugRefused('not paused: pause first, or set a breakpoint')
         self._steps += 1
-        self._passed = self.paused_at
+        if self.paused_at is not None:  # kept until the node is reached (after a step too)
+            self._passed = self.paused_at
         return self._note('step', '', origin, f'one tick stepped by {origin}')
 
     def resume(self, *, origin: str = 'operator') -> str:
@@ -307,7 +308,8 @@ class DebugController:
         if not self.paused:
             raise DebugRefused('not paused')
         self.paused, self._steps = False, 0
-        self._passed = self.paused_at
+        if self.paused_at is not None:
+            self._passed = self.paused_at
         self.paused_at = None
         return self._note('continue', '', origin, f'continued by {origin}')
 

@@ -24,6 +24,7 @@ from executive_host import write_tree
 from helpers import collect_json, PeerEvents, set_tree_file, SpawnedProcess, wait_for
 import pytest
 from test_fault_signals import EXECUTIVE
+from test_patrol import PatrolRun
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -298,3 +299,27 @@ def test_without_the_interface_package_requests_go_as_json(run):
     assert live.goals() == []
     done, message, _ = debugger.command('set', key='go', value='3')
     assert not done and 'go holds a boolean' in message
+
+
+RECHARGE = 'Patrol/root/recharge/Recharge/Sequence/dock, or wait for help/dock and charge'
+DOCK = f'{RECHARGE}/on the dock?/go and dock/dock'
+CHARGED = f'{RECHARGE}/charged'
+
+
+def test_the_worked_example_on_the_patrol(spawn, ros_node):
+    """docs/debugging.md: break before dock, substitute charged, step, continue."""
+    patrol = PatrolRun(spawn, ros_node, sim_params=('-p', 'idle_drain:=0.0'),
+                       executive_params=('-p', 'debug:=true'))
+    debugger = Debugger(ros_node, patrol.namespace)
+    patrol.wait(lambda: patrol.board.get('reached', 0) >= 1, 'the patrol under way')
+    debugger.ok('breakpoint', node=DOCK)
+    debugger.ok('set', key='battery_low', value='true')  # as if the battery ran low
+    debugger.wait_paused_at(DOCK)
+    assert patrol.board['dockings'] == 0
+    debugger.ok('substitute', node=CHARGED, status='success')
+    debugger.ok('step')
+    debugger.ok('continue')
+    patrol.wait(lambda: patrol.board.get('dockings') == 1
+                and patrol.board.get('battery_low') is False, 'docked, "charged", undocked')
+    assert patrol.state['battery'] < 0.95, 'it did not wait to be charged'
+    patrol.wait(lambda: patrol.board.get('reached', 0) >= 2, 'the patrol resumed')
