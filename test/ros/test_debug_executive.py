@@ -18,6 +18,7 @@ import time
 from typing import Any, Optional
 import uuid
 
+from bt_executive.observe.replay import Timeline
 from bt_executive.ros.debug_services import debug_command_type
 from conftest import PEERS
 from executive_host import write_tree
@@ -124,7 +125,7 @@ class Run:
 
     def __init__(self, spawn: Callable[..., SpawnedProcess], node: Any, tmp_path: Any, *,
                  mode: str = 'succeed', debug: bool = True, period: float = 0.05,
-                 typed: bool = True) -> None:
+                 typed: bool = True, options: tuple[str, ...] = ()) -> None:
         name = unique('fib')
         spawn(PEERS / 'fibonacci_server.py', name, mode, '--period', str(period)) \
             .wait_for_line('READY', timeout=TIMEOUT)
@@ -132,7 +133,7 @@ class Run:
         self.server.wait_for_name('ready', timeout=TIMEOUT)
         self.tree = write_tree(tmp_path, 'debug.yaml', tree_text('/' + name))
         self.namespace = f'/{unique("ex")}'
-        options = ['-p', 'debug:=true'] if debug else []
+        options = (*options, '-p', 'debug:=true') if debug else options
         program = EXECUTIVE if typed else UNTYPED_EXECUTIVE
         self.executive = spawn(program, '--ros-args', '-p', f'tree_file:={self.tree}',
                                '-p', "status_keys:=['done', 'go']", *options,
@@ -323,3 +324,30 @@ def test_the_worked_example_on_the_patrol(spawn, ros_node):
                 and patrol.board.get('battery_low') is False, 'docked, "charged", undocked')
     assert patrol.state['battery'] < 0.95, 'it did not wait to be charged'
     patrol.wait(lambda: patrol.board.get('reached', 0) >= 2, 'the patrol resumed')
+
+
+def test_a_recording_shows_the_debug_session_on_its_timeline(run, tmp_path):
+    recording = tmp_path / 'debug.mcap'
+    live = run(options=('-p', f'record_file:={recording}'))
+    debugger = live.debugger
+    debugger.ok('breakpoint', node=MOVE, origin='script')
+    debugger.ok('set', key='go', value='true')
+    debugger.wait_paused_at(MOVE)
+    debugger.ok('substitute', node=MOVE, status='success', ticks=1)
+    debugger.ok('continue')
+    wait_for(lambda: (live.blackboard('done') or 0) >= 1, TIMEOUT, 'the substituted round')
+    debugger.wait_paused_at(MOVE)  # the next round stops at the breakpoint again
+    live.executive.popen.send_signal(signal.SIGINT)
+    assert live.executive.popen.wait(TIMEOUT) == 0, live.executive.stderr_text()
+    timeline = Timeline.load(str(recording))
+    actions = [(at, event['debug'], event['origin']) for at, event in timeline.events
+               if 'debug' in event]
+    assert [(kind, origin) for _, kind, origin in actions] == [
+        ('breakpoint', 'script'), ('set', 'operator'), ('hit', 'breakpoint'),
+        ('substitute', 'operator'), ('continue', 'operator'),
+        ('substitution_ended', 'operator'), ('hit', 'breakpoint')]  # the next round
+    assert [at for at, _, _ in actions] == sorted(at for at, _, _ in actions)
+    paused = [frame['executive'].get('debug', {}).get('paused') for frame in timeline.frames]
+    assert paused.index(True) < paused.index(False, paused.index(True)), \
+        'the frames show the pause and the continue'
+    assert live.goals() == [], 'the one round ran with the substituted action'
