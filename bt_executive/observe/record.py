@@ -73,6 +73,8 @@ class TickRecord:
         stopped: True for a record of a stop (pause, reset, swap), not a tick
         terminated: the request of the Terminate leaf that ended this tick (the tree was
             halted), else None
+        debug: what the debugger did since the last record (breakpoints hit, results
+            substituted, operator requests: bt_executive/observe/debugger.py), oldest first
     """
 
     tick: int
@@ -86,6 +88,7 @@ class TickRecord:
     root_status: Status = Status.INVALID
     stopped: bool = False
     terminated: Optional[TerminationRequest] = None
+    debug: tuple[Any, ...] = ()
 
     @property
     def transitions(self) -> list[Transition]:

@@ -35,6 +35,23 @@ MAX_CONTAINED_PER_TICK = 16
 _MISSING = object()
 
 
+class TickPaused(BaseException):
+    """Raised through the tick by a debugger breakpoint: the tick ends where it stands.
+
+    A ``BaseException``, as :class:`~bt_executive.nodes.terminate.TreeTerminated`: it ends
+    every tick generator on its way up without being taken for a node's error. The runner
+    catches it; with ``halt`` it then halts the tree (running leaves cancel their goals),
+    else the tree is left as the tick left it (goals keep running at their servers).
+
+    Args:
+        halt: halt the tree once the tick has ended
+    """
+
+    def __init__(self, *, halt: bool) -> None:
+        super().__init__('paused at a breakpoint')
+        self.halt = halt
+
+
 def blackboard_storage() -> MutableMapping[str, Any]:
     """Return py_trees' blackboard storage (``/key -> value``)."""
     return py_trees.blackboard.Blackboard.storage
@@ -66,6 +83,10 @@ class TreeRunner:
         self.observers: list[Observer] = []
         self.tick_count = 0
         self.last: Optional[TickRecord] = None
+        #: what a debugger did since the last record; the next record carries it (debug)
+        self.notes: list[Any] = []
+        #: the breakpoint that ended the last tick (None: the tick ran to its end)
+        self.paused: Optional[TickPaused] = None
         self._last_start: Optional[float] = None
 
     def add_observer(self, observer: Observer) -> None:
@@ -92,6 +113,7 @@ class TreeRunner:
         self._last_start = start
         storage = self.storage() if self.track_writes else None
         before = dict(storage) if storage is not None else None
+        self.paused = None
         ticked = self._contained_tick()
         request = termination_requested(self.root)
         if request is not None:
@@ -103,14 +125,19 @@ class TreeRunner:
         duration = time.perf_counter() - start
         self.tick_count += 1
         changes = self.tracker.after_tick(ticked)
-        if request is not None:  # the halt moved nodes that were not ticked
+        if request is None and self.paused is not None and self.paused.halt:
+            self._halt(Status.INVALID, everything=True)  # a breakpoint's halt policy
+            request_halted = True
+        else:
+            request_halted = request is not None
+        if request_halted:  # the halt moved nodes that were not ticked
             changes = changes + self.tracker.compare_all()
         writes = frozenset() if before is None else _writes(before, storage)
         record = TickRecord(tick=self.tick_count, time=self.clock() if now is None else now,
                             duration=duration, interval=interval, ticked=ticked,
                             changes=changes, writes=writes, before=before,
                             root_status=self.root.status,
-                            terminated=request)
+                            terminated=request, debug=self._take_notes())
         self.publish(record)
         return record
 
@@ -128,6 +155,9 @@ class TreeRunner:
                     ticked.extend(self.root.tick())  # consumed in C: cheaper than a loop
                     return ticked
                 except TreeTerminated:  # the rest of the tick does not run
+                    return ticked
+                except TickPaused as paused:  # a breakpoint: nor here
+                    self.paused = paused
                     return ticked
                 except Exception as error:  # noqa: B902 - contained below or re-raised
                     if not contain_fault(error, self.tree):
@@ -185,9 +215,17 @@ class TreeRunner:
         """Publish a record of whatever changed since the last one without ticking."""
         changes = self.tracker.compare_root()
         record = TickRecord(tick=self.tick_count, time=self.clock(), changes=changes,
-                            root_status=self.root.status, stopped=stopped)
+                            root_status=self.root.status, stopped=stopped,
+                            debug=self._take_notes())
         self.publish(record)
         return record
+
+    def _take_notes(self) -> tuple[Any, ...]:
+        """Return the debugger's notes since the last record, and forget them."""
+        if not self.notes:
+            return ()
+        notes, self.notes = tuple(self.notes), []
+        return notes
 
     def publish(self, record: TickRecord) -> None:
         """Hand ``record`` to every observer."""
@@ -224,4 +262,4 @@ def _equal(old: Any, new: Any) -> bool:
         return False
 
 
-__all__ = ['MAX_CONTAINED_PER_TICK', 'TreeRunner', 'blackboard_storage']
+__all__ = ['MAX_CONTAINED_PER_TICK', 'TickPaused', 'TreeRunner', 'blackboard_storage']

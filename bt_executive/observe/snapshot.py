@@ -254,6 +254,8 @@ class SnapshotBuilder:
             self.tick_interval = record.interval
         if record.changes:
             self._apply(record)
+        if record.debug:
+            self._debug_events(record)
         self._scan_blackboard()
 
     def set_executive(self, info: dict[str, Any]) -> None:
@@ -291,6 +293,22 @@ class SnapshotBuilder:
                 self._last_failure = {
                     'tick': record.tick, 'time': now, 'why': why,
                     'reason': reason_of((step['id'], step['reason']) for step in why)}
+
+    def _debug_events(self, record: TickRecord) -> None:
+        """Add an event per debugger action (bt_executive/observe/debugger.py).
+
+        A debug event names its node (the root for the whole tree), keeps that node's
+        status in ``from`` and ``to``, and says what happened in ``reason``, what kind of
+        action it was in ``debug`` and who did it in ``origin``.
+        """
+        root_id = self._ids[self.root]
+        for note in record.debug:
+            ident = note.node if note.node in self._state else root_id
+            status = self._state[ident]['status']
+            self._events.append({'id': ident, 'from': status, 'to': status,
+                                 'time': record.time, 'tick': record.tick,
+                                 'reason': note.text, 'debug': note.kind,
+                                 'origin': note.origin})
 
     def _scan_blackboard(self) -> None:
         keys = self.keys

@@ -34,10 +34,12 @@ from typing import Any, Callable, Optional
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
 from bt_executive.nodes.plugins import installed_registry
+from bt_executive.observe.debugger import DebugController, DebugNote, DebugRefused
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder
 from bt_executive.ros import entities, interfaces, leaves
 from bt_executive.ros.blackboards import BlackboardSpace
+from bt_executive.ros.debug_services import DebugServices
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.leaves.backoff import DEFAULTS as BACKOFF_DEFAULTS
@@ -146,6 +148,8 @@ class ExecutiveCore:
         self.outputs: list[Any] = []
         self.host: Optional[TreeHost] = None
         self.snapshot_topics: Optional[SnapshotTopics] = None
+        #: the debugger of the running tree revision (None: the 'debug' parameter is off)
+        self.debugger: Optional[DebugController] = None
         self._sent = False
         with self._board:
             self._make(registry)
@@ -175,6 +179,8 @@ class ExecutiveCore:
         for name in CONTROLS:
             node.create_service(Trigger, f'~/{name}',
                                 self.own(self._service(name), faults=False))
+        self.debug_enabled = bool(self.param('debug'))
+        self.debug_services = DebugServices(self)  # ~/debug/...: refuse unless debug_enabled
         self.groot2 = start_groot2(parameter_values(node), logger=self.logger,  # or None
                                    render_value=json_safe, storage=self.blackboard_storage)
         self.configure_ticking(self.param('tick_mode'))
@@ -454,8 +460,62 @@ class ExecutiveCore:
             new.runner.add_observer(self._py_trees_ros_stream)
         self.typed.on_install(new)  # the typed transitions; a goal whose tree was replaced
         self._timed = new.timed()
+        self._new_debugger(new)
         new.feed.watch(new.readers(), self.request_tick_now,
                        wanted=lambda: self.ticker.event_driven)
+
+    def _new_debugger(self, new: LoadedTree) -> None:
+        """Give the new tree revision a debugger; the old one's rules end here (and say so)."""
+        old = self.debugger
+        if not self.debug_enabled:
+            return
+        self.debugger = DebugController(new.built, new.runner, lookup=new.feed.lookup,
+                                        storage=self.blackboard_storage,
+                                        revision=self._revision)
+        if old is None:
+            return
+        cleared = old.rules()
+        old.close()
+        if cleared or old.paused:
+            text = (f'tree swapped: {cleared} breakpoints and substitutions of revision '
+                    f'{old.revision} cleared' + (', its pause ended' if old.paused else ''))
+            self.logger.warning(text)
+            new.runner.notes.append(DebugNote('cleared', '', 'swap', text))
+
+    def debug_request(self, request: dict[str, Any]) -> tuple[bool, str]:
+        """Carry out one debug request (the fields of DebugCommand); return (done, message).
+
+        Refused with the reason when the ``debug`` parameter is off, without a tree, or
+        when the debugger refuses it (bt_executive/observe/debugger.py).
+        """
+        if not self.debug_enabled:
+            return False, ('debugging is off: start the executive with the parameter '
+                           'debug:=true to allow it (docs/debugging.md)')
+        command = str(request.get('command', '')).strip().lower()
+        if command == 'state':
+            return True, 'state'
+        debugger = self.debugger
+        if debugger is None:
+            return False, 'no tree loaded'
+        origin = str(request.get('origin') or 'operator')
+        node = str(request.get('node', ''))
+        with self._board:
+            try:
+                text = _dispatch(debugger, command, node, origin, request)
+            except DebugRefused as error:
+                return False, str(error)
+            self.publish_status(force=True)
+            if command in ('step', 'continue'):
+                self.request_tick(f'debug {command} by {origin}')
+        self.logger.info(f'debug: {text}')
+        return True, text
+
+    def debug_state(self) -> dict[str, Any]:
+        """Return the debugger's state as JSON data (``enabled`` false when off)."""
+        if self.debugger is None:
+            return {'enabled': self.debug_enabled}
+        assert self.host is not None
+        return {'enabled': True, 'tick': self.host.tick_count, **self.debugger.state()}
 
     # ---- ticking ------------------------------------------------------------------
 
@@ -474,7 +534,8 @@ class ExecutiveCore:
         ticker = self.ticker
         latency = ticker.ticked(time.monotonic())
         host.retire(self.param('shutdown_timeout'))
-        if host.tree is None or not host.running:
+        if host.tree is None or not host.running or (
+                self.debugger is not None and not self.debugger.may_tick()):
             self.publish_snapshot()
             return None
         clock_start = self._tick_time = self.now_seconds()
@@ -486,7 +547,8 @@ class ExecutiveCore:
             self.timing.record(clock_start, record.duration, latency)
             if self._first_tick_at is None:
                 self._first_tick_at = process_age()
-            changed = record.root_status is not previous or not host.running
+            changed = record.root_status is not previous or not host.running \
+                or bool(record.debug)
             self.publish_status(force=changed)
             if ticker.event_driven and ticker is self.ticker and host.running:
                 # not settled yet (a status moved or the tree wrote the blackboard): the next
@@ -561,14 +623,18 @@ class ExecutiveCore:
         heartbeat = self.param('snapshot_heartbeat')
         keepalive = self.param('snapshot_keepalive')
         host = self.host
+        debugger = self.debugger
         state = (builder, host.running, host.paused, host.terminated, host.last_failure,
-                 keepalive or heartbeat)
+                 keepalive or heartbeat, debugger.version if debugger is not None else None)
         if state != self._executive_state:  # a dict per tick only when something moved
             self._executive_state = state
-            builder.set_executive({'node': self.node.get_fully_qualified_name(),
-                                   'running': state[1], 'paused': state[2],
-                                   'terminated': state[3], 'last_failure': state[4],
-                                   'heartbeat': state[5]})
+            executive = {'node': self.node.get_fully_qualified_name(),
+                         'running': state[1], 'paused': state[2],
+                         'terminated': state[3], 'last_failure': state[4],
+                         'heartbeat': state[5]}
+            if debugger is not None:
+                executive['debug'] = {'enabled': True, **debugger.state()}
+            builder.set_executive(executive)
         self.snapshot_topics.publish(builder, heartbeat=heartbeat, keepalive=keepalive,
                                      on_change=self.param('snapshot_on_change'))
 
@@ -692,9 +758,44 @@ class ExecutiveCore:
             self.outputs = []
 
 
+def _dispatch(debugger: DebugController, command: str, node: str, origin: str,
+              request: dict[str, Any]) -> str:
+    """Call the debugger's method for ``command`` with the request's fields."""
+    def text(name: str) -> str:
+        return str(request.get(name) or '')
+    if command == 'breakpoint':
+        return debugger.add_breakpoint(node, when=text('when'), condition=text('condition'),
+                                       policy=text('policy'), origin=origin)
+    if command == 'remove_breakpoint':
+        return debugger.remove_breakpoint(node, when=text('when'), origin=origin)
+    if command == 'substitute':
+        ticks = request.get('ticks') or 0
+        if not isinstance(ticks, int) or isinstance(ticks, bool):
+            raise DebugRefused(f'ticks must be a whole number, got {ticks!r}')
+        return debugger.substitute(node, text('status'), ticks=ticks or None, origin=origin)
+    if command == 'remove_substitution':
+        return debugger.remove_substitution(node, origin=origin)
+    if command == 'clear':
+        return debugger.clear(origin=origin)
+    if command == 'pause':
+        return debugger.pause(policy=text('policy'), origin=origin)
+    if command == 'step':
+        return debugger.step(origin=origin)
+    if command == 'continue':
+        return debugger.resume(origin=origin)
+    if command == 'set':
+        return debugger.set_key(text('key'), text('value'), origin=origin)
+    raise DebugRefused(f"unknown command '{command}' (one of: {', '.join(DEBUG_COMMANDS)})")
+
+
+#: The commands of ~/debug/command (bt_executive_interfaces/srv/DebugCommand).
+DEBUG_COMMANDS = ('breakpoint', 'remove_breakpoint', 'substitute', 'remove_substitution',
+                  'clear', 'pause', 'step', 'continue', 'set', 'state')
+
+
 def _ms(seconds: Optional[float]) -> Optional[float]:
     return None if seconds is None else round(seconds, 3)
 
 
-__all__ = ['CONTROLS', 'ExecutiveCore', 'IMPORTED_AT', 'json_safe', 'message_dict',
-           'ros_registry', 'start_streams']
+__all__ = ['CONTROLS', 'DEBUG_COMMANDS', 'ExecutiveCore', 'IMPORTED_AT', 'json_safe',
+           'message_dict', 'ros_registry', 'start_streams']

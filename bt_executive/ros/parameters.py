@@ -75,6 +75,9 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
                             "new one or 'preempt' the running one", None, False),
     'typed_topics': (True, 'publish ~/tree_status and ~/transitions (bt_executive_interfaces) '
                      'beside the JSON topics, when that package is installed', None, True),
+    'debug': (False, 'allow debugging the live tree through ~/debug/... (breakpoints, '
+              'stepping, substituted results, blackboard edits; docs/debugging.md); off: '
+              'every debug request is refused', None, True),
     **BACKOFF_PARAMETERS,  # backoff, backoff_max: failing ROS leaves wait before resending
 }
 

@@ -33,7 +33,8 @@ class PatrolRun:
 
     def __init__(self, spawn: Callable[..., SpawnedProcess], node: Any, *,
                  tree: pathlib.Path = CONFIG / 'patrol.yaml', sim_time: bool = True,
-                 sim_params: tuple[str, ...] = ()) -> None:
+                 sim_params: tuple[str, ...] = (),
+                 executive_params: tuple[str, ...] = ()) -> None:
         from action_msgs.msg import GoalStatus
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
         from nav_msgs.msg import Odometry
@@ -77,7 +78,7 @@ class PatrolRun:
             EXECUTIVE, '--ros-args', '--params-file', str(CONFIG / 'executive.yaml'),
             '-r', f'__ns:={self.namespace}', '-p', f'tree_file:={tree}',
             '-p', f'use_sim_time:={str(sim_time).lower()}', '-p', 'status_period:=0.1',
-            '-p', f'status_keys:={STATUS_KEYS}')
+            '-p', f'status_keys:={STATUS_KEYS}', *executive_params)
 
     def start_sim(self) -> SpawnedProcess:
         return self.spawn(SIM, '--ros-args', '--params-file', str(CONFIG / 'sim_robot.yaml'),

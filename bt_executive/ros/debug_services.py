@@ -1,0 +1,118 @@
+# Copyright 2026 bt_executive developers
+# SPDX-License-Identifier: Apache-2.0
+"""``~/debug/...``: the executive's debugger for ``ros2 service call``, rqt and scripts.
+
+ROS Services:
+    ~/debug/command (bt_executive_interfaces/srv/DebugCommand): every request (set or
+        remove a breakpoint or a substitution, clear, pause, step, continue, set a
+        blackboard key, state); made when the interface package is installed.
+    ~/debug/pause, ~/debug/step, ~/debug/continue, ~/debug/clear, ~/debug/state
+        (std_srvs/srv/Trigger): the requests without arguments, always there; ``state``
+        answers with the debugger's state as JSON in ``message``.
+
+ROS Subscribers and Publishers (only without the interface package):
+    ~/debug/request (std_msgs/String): a request as JSON, the fields of DebugCommand's
+        request (and an ``id`` of the caller's choosing);
+    ~/debug/reply (std_msgs/String, reliable, the last 10): ``{"id", "success",
+        "message", "state"}`` for each request.
+
+Every request is refused, with the reason, unless the executive's ``debug`` parameter
+is true (it is read-only: set when the executive starts). What the requests do is
+:class:`~bt_executive.observe.debugger.DebugController`'s (docs/debugging.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any, Callable, Optional
+
+from bt_executive.ros import entities
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+#: The requests served as std_srvs/Trigger at ``~/debug/<name>``.
+TRIGGERS = ('pause', 'step', 'continue', 'clear', 'state')
+
+#: The request fields of DebugCommand (the JSON fallback takes the same).
+FIELDS = ('command', 'node', 'when', 'condition', 'policy', 'status', 'ticks', 'key',
+          'value', 'origin')
+
+
+def debug_command_type(logger: Any = None) -> Any:
+    """Return ``bt_executive_interfaces/srv/DebugCommand``, or None if it is not installed."""
+    try:
+        kind = importlib.import_module('bt_executive_interfaces.srv').DebugCommand
+        from rclpy.type_support import check_for_type_support
+        check_for_type_support(kind)
+        return kind
+    except Exception as error:  # noqa: B902 - ImportError, AttributeError, a broken build
+        if logger is not None:
+            logger.info(f'~/debug/command: bt_executive_interfaces/srv/DebugCommand is not '
+                        f'available ({type(error).__name__}); JSON requests on '
+                        '~/debug/request instead')
+        return None
+
+
+class DebugServices:
+    """Serve the debug requests of one executive core (see the module docstring).
+
+    Args:
+        core: the :class:`~bt_executive.ros.core.ExecutiveCore` (``debug_request``,
+            ``debug_state``, ``own``)
+        typed: use the typed service when installed (False: the JSON fallback)
+    """
+
+    def __init__(self, core: Any, *, typed: bool = True) -> None:
+        self.core = core
+        node = core.node
+        for name in TRIGGERS:
+            node.create_service(Trigger, f'~/debug/{name}',
+                                core.own(self._trigger(name), faults=False))
+        self.command_type = debug_command_type(core.logger) if typed else None
+        self.reply: Optional[Any] = None
+        if self.command_type is not None:
+            node.create_service(self.command_type, '~/debug/command',
+                                core.own(self._command, faults=False))
+        else:
+            qos = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+            self.reply = entities.publisher(node, String, '~/debug/reply', qos)
+            entities.subscription(node, String, '~/debug/request',
+                                  core.own(self._json_request), qos)
+
+    def state_json(self) -> str:
+        """Return the debugger's state as JSON text."""
+        return json.dumps(self.core.debug_state(), sort_keys=True)
+
+    def _trigger(self, name: str) -> Callable[[Any, Any], Any]:
+        def handle(request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+            response.success, response.message = self.core.debug_request({'command': name})
+            if name == 'state' and response.success:
+                response.message = self.state_json()
+            return response
+        return handle
+
+    def _command(self, request: Any, response: Any) -> Any:
+        fields = {name: getattr(request, name) for name in FIELDS}
+        response.success, response.message = self.core.debug_request(fields)
+        response.state = self.state_json()
+        return response
+
+    def _json_request(self, message: String) -> None:
+        try:
+            fields = json.loads(message.data)
+            if not isinstance(fields, dict):
+                raise ValueError('expected a JSON object')
+        except ValueError as error:
+            done, text, ident = False, f'not a JSON request: {error}', None
+        else:
+            ident = fields.get('id')
+            done, text = self.core.debug_request({name: fields.get(name) for name in FIELDS})
+        assert self.reply is not None
+        self.reply.publish(String(data=json.dumps(
+            {'id': ident, 'success': done, 'message': text,
+             'state': self.core.debug_state()})))
+
+
+__all__ = ['DebugServices', 'FIELDS', 'TRIGGERS', 'debug_command_type']
