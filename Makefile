@@ -59,9 +59,11 @@ test: $(STAMP) browser
 bench: $(STAMP)
 	$(PY) bench/run.py $(ARGS)
 
-# The patrol on the sim for an hour (ARGS='--minutes 5' for less); RELIABILITY.md.
+# The patrol on the sim for an hour (ARGS='--minutes 5' for less), then 50 executives
+# stopped at once (test/ros/test_exit_storm.py); RELIABILITY.md.
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)
+	BT_EXECUTIVE_SOAK=1 $(PY) -m pytest -s test/ros/test_exit_storm.py
 
 # The fuzz tests searching longer than in make test (CONTRIBUTING.md).
 fuzz: $(STAMP)
