@@ -36,7 +36,8 @@ from bt_executive.core.registry import Registry
 from bt_executive.nodes.plugins import installed_registry
 from bt_executive.observe.debugger import DebugController, DebugNote, DebugRefused
 from bt_executive.observe.record import TickRecord
-from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder
+from bt_executive.observe.snapshot import executive_state, new_session, plain_json, \
+    SnapshotBuilder
 from bt_executive.ros import entities, interfaces, leaves
 from bt_executive.ros.blackboards import BlackboardSpace
 from bt_executive.ros.debug_services import DebugServices
@@ -592,6 +593,7 @@ class ExecutiveCore:
             }
         if self._status_extra is not None:
             status.update(self._status_extra())
+        status['state'] = executive_state(status)  # what an operator reads
         return status
 
     def _blackboard_selection(self) -> dict[str, Any]:
