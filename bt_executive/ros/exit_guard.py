@@ -28,8 +28,9 @@ and makes the write end of a pipe to it the process's wakeup fd. The guard:
 
 The executive suspends the deadline when ``serve()`` returns (``pause``: a program that
 calls ``main()`` and goes on is not killed) and restores it when the interpreter exits
-(``resume``, from an ``atexit`` hook), so the rest of the exit (module teardown, the C++
-static destructors of Fast DDS) stays bounded too.
+(``resume``, from an ``atexit`` hook; at least :data:`EXIT_GRACE` from then), so the rest
+of the exit (module teardown, the C++ static destructors of Fast DDS) stays bounded too.
+One guard per process: a second ``serve()`` ends the first's.
 
 Test-only fault injection (never set it in production): the environment variable
 :data:`HANG_VARIABLE`, ``BT_EXECUTIVE_TEST_HANG=POINT:HOW``, makes :func:`hang_point`
@@ -54,6 +55,9 @@ from typing import Optional
 GUARD_MARGIN = 2.0
 #: The signals that stop an executive (the guard arms its deadline on each).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: Seconds the interpreter's exit gets at least once ``main()`` has returned (see
+#: :meth:`ExitGuard.detach`): a program that called it and went on has its own exit.
+EXIT_GRACE = 10.0
 #: Test-only: ``POINT:HOW`` makes :func:`hang_point` block (see the module docstring).
 HANG_VARIABLE = 'BT_EXECUTIVE_TEST_HANG'
 
@@ -89,9 +93,16 @@ class ExitGuard:
             os.close(fd)
         self._previous = signal.set_wakeup_fd(self._wakeup, warn_on_full_buffer=False)
         self._attached = True
-        self._at_exit = False
+        self._closed = False
+        global _current
+        if _current is not None:  # one guard per process: the newest serve()'s
+            _current.close()
+        _current = self
+        atexit.register(self._say, f'resume {EXIT_GRACE:g}')
 
     def _say(self, line: str) -> None:
+        if self._closed:
+            return
         try:
             os.write(self._control, f'{line}\n'.encode())
         except OSError:
@@ -109,15 +120,25 @@ class ExitGuard:
         """Give the wakeup fd back and suspend the deadline until the interpreter exits.
 
         ``main()`` has returned: the process should end now, but a program that calls it
-        and goes on must not be killed. An ``atexit`` hook restores the deadline.
+        and goes on must not be killed. An ``atexit`` hook restores the deadline, or
+        :data:`EXIT_GRACE` from then if that is later.
         """
         if self._attached:
             self._attached = False
             signal.set_wakeup_fd(self._previous)
         self._say('pause')
-        if not self._at_exit:
-            self._at_exit = True
-            atexit.register(self._say, 'resume')
+
+    def close(self) -> None:
+        """End the guard process (a newer one takes over); idempotent."""
+        self.detach()
+        self._say('done')
+        if not self._closed:
+            self._closed = True
+            for fd in (self._wakeup, self.signals, self._control):
+                os.close(fd)
+
+
+_current: Optional[ExitGuard] = None
 
 
 def hang_point(point: str) -> None:
@@ -153,14 +174,13 @@ def _guard(parent: int, signals: int, forward: int, control: int, program: str,
         signal.signal(signum, signal.SIG_IGN)
     os.set_blocking(forward, False)
     armed: Optional[float] = None  # when the stop began
+    not_before = 0.0  # the exit after main() returned gets at least its own grace
     cause = ''
     paused = False
-    sources = [signals, control]
-    while sources:
-        timeout = None
-        if armed is not None and not paused:
-            timeout = max(0.0, armed + bound - time.monotonic())
-        ready, _, _ = select.select(sources, [], [], timeout)
+    while True:
+        deadline = None if armed is None or paused else max(armed + bound, not_before)
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([signals, control], [], [], timeout)
         if not ready:
             _kill(parent, program, cause, bound)
             return
@@ -172,7 +192,7 @@ def _guard(parent: int, signals: int, forward: int, control: int, program: str,
                 try:
                     os.write(forward, data)
                 except OSError:
-                    pass  # nobody reads the signals now (between serve() calls)
+                    pass  # nobody reads the signals now (after serve() returned)
                 stops = [number for number in data if number in STOP_SIGNALS]
                 if stops and armed is None:
                     armed, cause = time.monotonic(), signal.Signals(stops[0]).name
@@ -185,13 +205,13 @@ def _guard(parent: int, signals: int, forward: int, control: int, program: str,
                     armed, cause = time.monotonic(), value
                 elif word == 'pause':
                     paused = True
-                elif word == 'resume':
+                elif word == 'resume':  # the interpreter exits
                     paused = False
-                    if armed is None:  # the exit itself: bounded like a stop
-                        armed, cause = time.monotonic(), 'the exit'
-        if armed is not None and not paused and time.monotonic() >= armed + bound:
-            _kill(parent, program, cause, bound)
-            return
+                    not_before = time.monotonic() + float(value)
+                    if armed is None:
+                        armed, cause = time.monotonic(), 'the exit began'
+                elif word == 'done':
+                    return
 
 
 def _kill(parent: int, program: str, cause: str, bound: float) -> None:
