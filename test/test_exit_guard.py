@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-PROGRAM = textwrap.dedent('''
+PROGRAM = textwrap.dedent("""
     import os, signal, sys, time
     from bt_executive.ros.exit_guard import ExitGuard
     guard = ExitGuard('guarded', 0.5)
@@ -28,7 +28,7 @@ PROGRAM = textwrap.dedent('''
         guard.detach()  # main() returned: the program goes on, and is not killed
     time.sleep(1.5)
     print('survived', flush=True)
-''')
+""")
 
 
 @pytest.mark.parametrize('case, status', [('stuck', -signal.SIGKILL), ('detach', 0)])
