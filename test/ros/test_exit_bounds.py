@@ -139,11 +139,12 @@ def test_every_stop_ends_within_the_bound_whatever_the_process_is_stuck_in(tmp_p
         else:
             assert case.took < 5.0, report
     # no guard outlives its executive
-    wait_for(lambda: not guards_of(tmp_path), 10.0, 'the exit guards to end')
+    parents = {case.process.pid for case in cases}
+    wait_for(lambda: not guards_of(parents), 10.0, 'the exit guards to end')
 
 
-def guards_of(directory: pathlib.Path) -> list[int]:
-    """Return the pids of exit guards still running (of any executive of this test)."""
+def guards_of(parents: set[int]) -> list[int]:
+    """Return the pids of the exit guards still running for the processes ``parents``."""
     found = []
     for entry in pathlib.Path('/proc').iterdir():
         if not entry.name.isdigit():
@@ -152,6 +153,9 @@ def guards_of(directory: pathlib.Path) -> list[int]:
             command = (entry / 'cmdline').read_bytes().split(b'\0')
         except OSError:
             continue
-        if any(part.endswith(b'exit_guard.py') for part in command):
+        # python -I -S .../exit_guard.py PARENT ...
+        guard = [index for index, part in enumerate(command) if part.endswith(b'exit_guard.py')]
+        if guard and len(command) > guard[0] + 1 and command[guard[0] + 1].isdigit() \
+                and int(command[guard[0] + 1]) in parents:
             found.append(int(entry.name))
     return found

@@ -101,4 +101,5 @@ def test_fifty_executives_stopped_at_once_all_end_within_the_bound(tmp_path):
             assert 'Timeout (' in text, text[-2000:]
         elif code == -signal.SIGKILL:
             assert 'exit guard ends it with SIGKILL' in text, text[-2000:]
-    wait_for(lambda: not guards_of(tmp_path), 10.0, 'the exit guards to end')
+    parents = {process.pid for process in processes}
+    wait_for(lambda: not guards_of(parents), 10.0, 'the exit guards to end')
