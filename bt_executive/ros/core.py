@@ -34,6 +34,7 @@ from typing import Any, Callable, Optional
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
 from bt_executive.nodes.plugins import installed_registry
+from bt_executive.observe.checkpoint import Checkpointer, read_state, tree_hash
 from bt_executive.observe.record import TickRecord
 from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder
 from bt_executive.ros import entities, interfaces, leaves
@@ -147,6 +148,9 @@ class ExecutiveCore:
         self.host: Optional[TreeHost] = None
         self.snapshot_topics: Optional[SnapshotTopics] = None
         self._sent = False
+        #: writes the persistent keys to state_file (None: no state file or no such keys)
+        self.checkpointer: Optional[Checkpointer] = None
+        self._may_restore = True  # the first tree of the process may resume a state file
         with self._board:
             self._make(registry)
 
@@ -454,8 +458,39 @@ class ExecutiveCore:
             new.runner.add_observer(self._py_trees_ros_stream)
         self.typed.on_install(new)  # the typed transitions; a goal whose tree was replaced
         self._timed = new.timed()
+        self._persist(new)
         new.feed.watch(new.readers(), self.request_tick_now,
                        wanted=lambda: self.ticker.event_driven)
+
+    def _persist(self, new: LoadedTree) -> None:
+        """Restore the state file into a new tree's blackboard (at start), then checkpoint.
+
+        Only the first tree of the process resumes: a swap or a reload starts the new
+        tree from its own blackboard, and the next checkpoint makes the file its own.
+        """
+        self.checkpointer = None
+        path = self.param('state_file')
+        keys = {*new.document.persistent, *(k for k in self.param('persistent_keys') if k)}
+        may_restore, self._may_restore = self._may_restore, False
+        if not path or not keys:
+            return
+        content = tree_hash(new.name, new.document.files)
+        if may_restore and self.param('resume'):
+            found = read_state(path, tree=new.name, tree_hash=content, keys=keys)
+            storage = self.blackboard_storage()
+            for key, value in found.values.items():
+                storage['/' + key] = value
+            (self.logger.info if found.restored or 'none yet' in found.message
+             else self.logger.warning)(found.message)
+        elif may_restore:
+            self.logger.info(f'state file {path}: resume is false, starting fresh')
+        self.checkpointer = checkpointer = Checkpointer(
+            path, keys, tree=new.name, tree_hash=content, storage=self.blackboard_storage,
+            min_interval=self.param('checkpoint_interval'), log_error=self.logger.error)
+        new.runner.add_observer(checkpointer)
+        seconds = self.now_seconds
+        self._timed.append(lambda: None if checkpointer.due_in() is None
+                           else seconds() + checkpointer.due_in())  # type: ignore[operator]
 
     # ---- ticking ------------------------------------------------------------------
 
@@ -609,6 +644,8 @@ class ExecutiveCore:
         with self._board:
             if not self.host.reset():
                 return 'no tree loaded'
+            if self.checkpointer is not None:  # the initial values are the state now
+                self.checkpointer.mark()
             self.publish_status(force=True)
             self.request_tick('reset')
         return 'reset'
@@ -681,6 +718,8 @@ class ExecutiveCore:
                     except Exception as error:  # noqa: B902 - e.g. called from a callback
                         self.logger.warning(f'could not wait for goal cancels: {error}')
                 host.release_all()
+            if self.checkpointer is not None:  # a write the interval held back
+                self.checkpointer.flush()
             self.ticker.destroy()
             self.ticker = IdleTicker()
             self.typed.close()  # the node has left the executor: the action server goes
