@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: demo test fuzz bench soak env browser screenshots clean
+.PHONY: demo test fuzz bench soak crash-soak env browser screenshots clean
 
 # bt_executive_interfaces (the ExecuteTree action, ListTrees, the typed status topics) is
 # generated from its definitions with the wheels' rosidl generators and the system's C
@@ -62,6 +62,10 @@ bench: $(STAMP)
 # The patrol on the sim for an hour (ARGS='--minutes 5' for less); RELIABILITY.md.
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)
+
+# The patrol's executive SIGKILLed at 50 seeded points and respawned (docs/resume.md).
+crash-soak: $(STAMP)
+	$(PY) bench/crash_resume.py --kills 50 $(ARGS)
 
 # The fuzz tests searching longer than in make test (CONTRIBUTING.md).
 fuzz: $(STAMP)
