@@ -126,7 +126,8 @@ KILLED_WRITER = """
 import os, sys, time
 from bt_executive.observe.checkpoint import encode_state, write_atomically
 path, where = sys.argv[1], sys.argv[2]
-data = encode_state({'index': 2, **{f'pad{i}': 'n' * 8000 for i in range(7)}}, tree='Main', tree_hash='h', tick=9)
+values = {'index': 2, **{f'pad{i}': 'n' * 8000 for i in range(7)}}
+data = encode_state(values, tree='Main', tree_hash='h', tick=9)
 if where == 'write':                     # killed half-way through the temporary file
     with open(path + '.tmp', 'wb') as stream:
         stream.write(data[:len(data) // 2])
@@ -162,3 +163,20 @@ def test_killed_during_a_checkpoint_the_previous_state_stays(tmp_path, where):
     write_atomically(path, encode_state({'index': 5}, tree='Main', tree_hash='h', tick=4))
     assert not os.path.exists(path + '.tmp')               # the next write replaces it
     assert read_state(path, tree='Main', tree_hash='h', keys=['index']).values == {'index': 5}
+
+
+def test_the_background_writer_writes_the_latest_state_and_drains_at_close(tmp_path):
+    path = str(tmp_path / 'state.json')
+    storage = {'/index': 0}
+    checkpointer = Checkpointer(path, ['index'], tree='Main', tree_hash='h',
+                                storage=lambda: storage, min_interval=0.0, background=True)
+    for tick in range(1, 50):
+        storage['/index'] = tick
+        checkpointer.on_tick(record(tick, 'index'))
+    assert checkpointer.drain(10.0)
+    assert read_state(path, tree='Main', tree_hash='h', keys=['index']).values == {'index': 49}
+    assert 1 <= checkpointer.writes <= 49          # a newer state replaces a waiting one
+    storage['/index'] = 50
+    checkpointer.mark()
+    checkpointer.close()                           # written before the writer stops
+    assert read_state(path, tree='Main', tree_hash='h', keys=['index']).values == {'index': 50}

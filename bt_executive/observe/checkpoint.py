@@ -28,6 +28,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import threading
 import time
 from typing import Any, Callable, Iterable, Mapping, Optional
 
@@ -172,7 +173,7 @@ def read_state(path: str, *, tree: str, tree_hash: str,
                       f"executive reads '{SCHEMA}': starting fresh")
     if data.get('tree') != tree or data.get('tree_hash') != tree_hash:
         return _fresh(f"state file {path}: written for tree '{str(data.get('tree'))[:60]}' "
-                      "with other contents (the tree or a file of it changed): starting "
+                      'with other contents (the tree or a file of it changed): starting '
                       'fresh')
     values = {key: value for key, value in data['keys'].items() if key in wanted}
     shown = ', '.join(f'{key}={json.dumps(value)[:40]}' for key, value in sorted(values.items()))
@@ -197,12 +198,16 @@ class Checkpointer:
             next tick after the interval)
         log_error: where a failed write is reported (once per distinct message)
         clock: monotonic seconds
+        background: write (and fsync) the file in a thread of its own, so a tick never
+            waits for the disk; the state is taken and encoded in the tick, and a newer
+            state replaces one still waiting to be written
     """
 
     def __init__(self, path: str, keys: Iterable[str], *, tree: str, tree_hash: str,
                  storage: Callable[[], Mapping[str, Any]], min_interval: float = 0.1,
                  log_error: Callable[[str], None] = lambda text: None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 background: bool = False) -> None:
         self.path = path
         self.keys = tuple(sorted(set(keys)))
         self._key_set = frozenset(self.keys)
@@ -217,6 +222,7 @@ class Checkpointer:
         self._last_write = -float('inf')
         self._reported: set[str] = set()
         self._tick = 0
+        self._writer: Optional[_Writer] = _Writer(self._write) if background else None
 
     def on_tick(self, record: TickRecord) -> None:
         """Note a write of a persistent key; write the state file when due."""
@@ -238,7 +244,7 @@ class Checkpointer:
         self.dirty = True
 
     def values(self) -> dict[str, Any]:
-        """Return the persistent keys' current values (keys not on the blackboard left out)."""
+        """Return the current value of each persistent key on the blackboard."""
         storage = self.storage()
         return {key: storage['/' + key] for key in self.keys if '/' + key in storage}
 
@@ -250,16 +256,95 @@ class Checkpointer:
         try:
             data = encode_state(self.values(), tree=self.tree, tree_hash=self.tree_hash,
                                 tick=self._tick)
-            write_atomically(self.path, data)
-        except (StateError, OSError) as error:
-            text = f'state file {self.path}: not written: {error}'
-            if text not in self._reported:
-                self._reported.add(text)
-                self.log_error(text)
+        except StateError as error:
+            self._report(error)
             return False
         self.dirty = False
+        if self._writer is not None:
+            self._writer.put(data)
+            return True
+        return self._write(data)
+
+    def drain(self, timeout: float = 10.0) -> bool:
+        """Wait until the background writer wrote what it was given; False on timeout."""
+        return self._writer is None or self._writer.drain(timeout)
+
+    def close(self, timeout: float = 10.0, *, flush: bool = True) -> None:
+        """Write what is held back (``flush``) or waiting, then stop the background writer.
+
+        Without ``flush`` (the blackboard already belongs to another tree) only the state
+        handed to the writer is written.
+        """
+        if flush:
+            self.flush()
+        if self._writer is not None:
+            self._writer.stop(timeout)
+
+    def _write(self, data: bytes) -> bool:
+        try:
+            write_atomically(self.path, data)
+        except OSError as error:
+            self.dirty = True  # the next tick after the interval tries again
+            self._report(error)
+            return False
         self.writes += 1
         return True
+
+    def _report(self, error: Exception) -> None:
+        text = f'state file {self.path}: not written: {error}'
+        if text not in self._reported:
+            self._reported.add(text)
+            self.log_error(text)
+
+
+class _Writer:
+    """A thread writing the latest state handed to it (a newer one replaces a waiting one)."""
+
+    def __init__(self, write: Callable[[bytes], bool]) -> None:
+        self._write = write
+        self._condition = threading.Condition()
+        self._pending: Optional[bytes] = None
+        self._busy = False
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name='bt_checkpoint', daemon=True)
+        self._thread.start()
+
+    def put(self, data: bytes) -> None:
+        with self._condition:
+            self._pending = data
+            self._condition.notify_all()
+
+    def drain(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._condition:
+            while self._pending is not None or self._busy:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._condition.wait(left)
+        return True
+
+    def stop(self, timeout: float) -> None:
+        self.drain(timeout)
+        with self._condition:
+            self._stopping = True
+            self._condition.notify_all()
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._condition:
+                while self._pending is None and not self._stopping:
+                    self._condition.wait()
+                if self._pending is None:
+                    return
+                data, self._pending, self._busy = self._pending, None, True
+            try:
+                self._write(data)
+            finally:
+                with self._condition:
+                    self._busy = False
+                    self._condition.notify_all()
 
 
 __all__ = ['Checkpointer', 'encode_state', 'MAX_STATE_BYTES', 'MAX_VALUE_BYTES',

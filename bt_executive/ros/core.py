@@ -468,6 +468,8 @@ class ExecutiveCore:
         Only the first tree of the process resumes: a swap or a reload starts the new
         tree from its own blackboard, and the next checkpoint makes the file its own.
         """
+        if self.checkpointer is not None:  # the tree before a swap (its blackboard is gone)
+            self.checkpointer.close(flush=False)
         self.checkpointer = None
         path = self.param('state_file')
         keys = {*new.document.persistent, *(k for k in self.param('persistent_keys') if k)}
@@ -486,7 +488,8 @@ class ExecutiveCore:
             self.logger.info(f'state file {path}: resume is false, starting fresh')
         self.checkpointer = checkpointer = Checkpointer(
             path, keys, tree=new.name, tree_hash=content, storage=self.blackboard_storage,
-            min_interval=self.param('checkpoint_interval'), log_error=self.logger.error)
+            min_interval=self.param('checkpoint_interval'), log_error=self.logger.error,
+            background=True)
         new.runner.add_observer(checkpointer)
         seconds = self.now_seconds
         self._timed.append(lambda: None if checkpointer.due_in() is None
@@ -718,8 +721,8 @@ class ExecutiveCore:
                     except Exception as error:  # noqa: B902 - e.g. called from a callback
                         self.logger.warning(f'could not wait for goal cancels: {error}')
                 host.release_all()
-            if self.checkpointer is not None:  # a write the interval held back
-                self.checkpointer.flush()
+            if self.checkpointer is not None:  # a write held back or not yet on disk
+                self.checkpointer.close()
             self.ticker.destroy()
             self.ticker = IdleTicker()
             self.typed.close()  # the node has left the executor: the action server goes

@@ -280,8 +280,7 @@ class _Run:
     def operate(self, operation: Operation) -> None:
         """Do what the operator does at this step, through the executive's own controls."""
         core = self.executive.core
-        self.trace(f'operator: {operation.do}' + (f' {operation.tree}' if operation.tree
-                                                   else ''))
+        self.trace(f'operator: {operation.do} {operation.tree}'.rstrip())
         before = self.executive.host.tree
         if operation.do == 'swap':
             result = self.executive.set_parameters(

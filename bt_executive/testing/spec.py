@@ -395,7 +395,7 @@ def _operations(reader: _Reader, node: Optional[YNode], base: str) -> list[Opera
         do = reader.string(body.get('do'), 'operator: do')
         if do and do not in OPERATIONS:
             reader.error(body.get('do'), f"operator: unknown action '{do}'"
-                         f"{_suggest(do, OPERATIONS)} (expected one of "
+                         f'{_suggest(do, OPERATIONS)} (expected one of '
                          f"{', '.join(OPERATIONS)})")
             continue
         tree_node = body.get('tree')

@@ -30,6 +30,12 @@ COUNTER = """
     """
 
 
+def saved(ex: Host, path: pathlib.Path) -> dict:
+    """Return the state file once the executive's checkpoint writer wrote what it had."""
+    assert ex.executive.core.checkpointer.drain(), 'the checkpoint writer is stuck'
+    return json.loads(path.read_text())
+
+
 def storage(key: str):
     return py_trees.blackboard.Blackboard.storage.get('/' + key)
 
@@ -43,6 +49,7 @@ def run(tree: str, ticks: int, **parameters) -> Host:
 
 def crash(ex: Host) -> None:
     """Drop the executive without the flush its destroy_node() would do."""
+    ex.executive.core.checkpointer.drain()  # what it had handed to its writer thread
     ex.executive.core.checkpointer = None
     ex.close()
 
@@ -51,7 +58,7 @@ def test_a_restarted_executive_resumes_the_persistent_keys(tmp_path, caplog):
     tree = write_tree(tmp_path, 't.yaml', COUNTER)
     state = tmp_path / 'state.json'
     first = run(tree, 3, state_file=str(state))
-    data = json.loads(state.read_text())
+    data = saved(first, state)
     assert data['keys'] == {'count': 3} and data['tree'] == 'Main'
     crash(first)
     second = run(tree, 0, state_file=str(state))
@@ -65,7 +72,7 @@ def test_a_restarted_executive_resumes_the_persistent_keys(tmp_path, caplog):
     crash(third)
     fresh = run(tree, 1, state_file=str(state), resume=False)
     assert storage('count') == 1
-    assert json.loads(state.read_text())['keys'] == {'count': 1}
+    assert saved(fresh, state)['keys'] == {'count': 1}
     crash(fresh)
 
 
@@ -85,7 +92,7 @@ def test_a_corrupt_state_file_is_reported_and_overwritten(tmp_path):
     state.write_text('{"schema": "bt_executive/state/1", "keys": {"cou')
     ex = run(tree, 1, state_file=str(state))
     assert storage('count') == 1
-    assert json.loads(state.read_text())['keys'] == {'count': 1}
+    assert saved(ex, state)['keys'] == {'count': 1}
     crash(ex)
 
 
@@ -95,12 +102,12 @@ def test_reset_writes_the_initial_values_and_a_swap_makes_the_file_its_own(tmp_p
     state = tmp_path / 'state.json'
     ex = run(tree, 3, state_file=str(state))
     ex.executive.reset()
-    assert json.loads(state.read_text())['keys'] == {'count': 3}   # until the next tick
+    assert saved(ex, state)['keys'] == {'count': 3}   # until the next tick
     ex.executive.tick_once()
-    assert json.loads(state.read_text())['keys'] == {'count': 1}
+    assert saved(ex, state)['keys'] == {'count': 1}
     assert ex.set_tree(tree_file=other).successful
     ex.executive.tick_once()
-    assert json.loads(state.read_text())['tree'] == 'Other'
+    assert saved(ex, state)['tree'] == 'Other'
     ex.close()
 
 
@@ -110,6 +117,6 @@ def test_a_write_held_back_by_the_interval_is_flushed_at_stop(tmp_path):
     ex = Host(tree, manual=True, checkpoint_interval=60.0, state_file=str(state))
     for _ in range(3):
         ex.executive.tick_once()
-    assert json.loads(state.read_text())['keys'] == {'count': 1}
+    assert saved(ex, state)['keys'] == {'count': 1}
     ex.close()
     assert json.loads(state.read_text())['keys'] == {'count': 3}

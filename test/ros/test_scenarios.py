@@ -42,12 +42,12 @@ def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path):
             '\n'.join(result.failures)
     assert coverage.percent() == 100.0, coverage.text()
     (tree,) = coverage.trees.values()
-    assert len(tree.nodes) == 47 and tree.reached() == 47
+    assert len(tree.nodes) == 53 and tree.reached() == 53
     # the JSON report
     data = json.loads(coverage.to_json())
     assert data['schema'] == 'bt_executive/coverage/1' and data['percent'] == 100.0
     (entry,) = data['trees']
-    assert entry['nodes_total'] == entry['nodes_reached'] == 47
+    assert entry['nodes_total'] == entry['nodes_reached'] == 53
     assert len(entry['scenarios']) == 9
     node = next(n for n in entry['nodes'] if n['path'].endswith('/stranded/Log'))
     assert node['type'] == 'Log' and node['file'].endswith('patrol_mission.yaml')
@@ -66,8 +66,11 @@ def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path):
 
 
 def test_the_patrol_recovers_from_every_operator_action_in_every_phase():
-    """Swap, reset, pause/resume, deactivate/activate while driving, docking, docked,
-    undocking: it undocks when docked, sends no goal while docked, and patrols on."""
+    """Recover from every operator action in every phase of the mission.
+
+    Swap, reset, pause/resume, deactivate/activate while driving, docking, docked and
+    undocking: it undocks when docked, sends no goal while docked, and patrols on.
+    """
     results = _run_all(OPERATOR)
     assert len(results) == 17
     failed = [f'{r.scenario.id}:\n{r.error or ""}' + '\n'.join(r.failures)
@@ -234,7 +237,7 @@ scenarios:
     ('tree: tree.yaml\nscenarios: {a: {duration: 5, operator: [{at: 1, do: swap}]}}',
      "operator: 'tree' goes with 'do: swap', and only there"),
     ('tree: tree.yaml\nscenarios: {a: {duration: 5, operator: [{at: 1, do: swap, tree: '
-     'no.yaml}]}}', "operator: tree: no file"),
+     'no.yaml}]}}', 'operator: tree: no file'),
 ])
 def test_scenario_file_errors_are_located(tmp_path, text, message):
     _write(tmp_path / 'tree.yaml', 'main: T\ntrees: {T: {Running: {}}}\n')
