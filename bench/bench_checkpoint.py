@@ -6,11 +6,12 @@ Executives tick the same 100-node tree, whose first leaf writes a key every tick
 by side in one run: without a state file (the reference), with a state file whose
 persistent key the tree never writes (the cost of looking at each tick's writes), and
 with the written key persistent, checkpointed at the default bound (at most every
-0.1 s) and on every tick (``checkpoint_interval: 0``, the worst case). The state file lives in the system's temporary directory (a
-disk here, not tmpfs: the fsync is real). Each round times every contender once, in an
-order rotated per round; the ratio is the median of the per-round ratios. The executive
-writes the file in a thread of its own (the tick only takes and encodes the state), so
-the last rows time one write of the patrol's state and reading it back at start.
+0.1 s) and on every tick (``checkpoint_interval: 0``, the worst case). The state file
+lives in /var/tmp (a disk here, not tmpfs: the fsync is real). Each round times every
+contender once, in an order rotated per round; the ratio is the median of the per-round
+ratios. The executive writes the file in a thread of its own (the tick only takes and
+encodes the state), so the last rows time one write of the patrol's state and reading
+it back at start.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
 os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
 
-from bench_tick import compare, TICKS as TICKS_PER_ROUND  # noqa: E402, I100
+from bench_tick import compare  # noqa: E402, I100
+from bench_tick import TICKS as TICKS_PER_ROUND  # noqa: E402
 from common import ros_context  # noqa: E402
 
 ROUNDS = 31
@@ -114,10 +116,10 @@ def file_rows(directory: str) -> list[tuple[str, str, str, str]]:
     assert found.values == values
     encode = statistics.median(e for e, _ in writes)
     write = statistics.median(w for _, w in writes)
-    return [('  the patrol\'s state: encode (in the tick)', f'{encode * 1e6:.0f} us', '', ''),
-            ('  the patrol\'s state: write + fsync + rename (writer thread)',
+    return [("  the patrol's state: encode (in the tick)", f'{encode * 1e6:.0f} us', '', ''),
+            ("  the patrol's state: write + fsync + rename (writer thread)",
              f'{write * 1e3:.2f} ms', '', ''),
-            ('  restore at start: read and check the patrol\'s state file',
+            ("  restore at start: read and check the patrol's state file",
              f'{seconds * 1e6:.0f} us', '', '')]
 
 
