@@ -36,7 +36,7 @@ def _run_all(path, coverage=None):
 def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path):
     coverage = Coverage()
     results = _run_all(PATROL, coverage)
-    assert len(results) == 9
+    assert len(results) == 10
     for result in results:
         assert result.passed, f'{result.scenario.id}:\n{result.error or ""}' + \
             '\n'.join(result.failures)
@@ -48,7 +48,7 @@ def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path):
     assert data['schema'] == 'bt_executive/coverage/1' and data['percent'] == 100.0
     (entry,) = data['trees']
     assert entry['nodes_total'] == entry['nodes_reached'] == 53
-    assert len(entry['scenarios']) == 9
+    assert len(entry['scenarios']) == 10
     node = next(n for n in entry['nodes'] if n['path'].endswith('/stranded/Log'))
     assert node['type'] == 'Log' and node['file'].endswith('patrol_mission.yaml')
     assert node['reached'] > 0 and set(node) >= {'SUCCESS', 'FAILURE', 'RUNNING', 'halted'}
@@ -72,7 +72,7 @@ def test_the_patrol_recovers_from_every_operator_action_in_every_phase():
     undocking: it undocks when docked, sends no goal while docked, and patrols on.
     """
     results = _run_all(OPERATOR)
-    assert len(results) == 17
+    assert len(results) == 16
     failed = [f'{r.scenario.id}:\n{r.error or ""}' + '\n'.join(r.failures)
               for r in results if not r.passed]
     assert not failed, '\n'.join(failed)
