@@ -27,6 +27,7 @@ happen in it, and the same steps every run.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import threading
 from typing import Any, Callable, Optional
@@ -38,7 +39,7 @@ from bt_executive.ros.executive import Executive
 from bt_executive.testing import expect
 from bt_executive.testing.coverage import Coverage, CoverageObserver
 from bt_executive.testing.peers import PEER_CLASSES, Recorder, Schedule
-from bt_executive.testing.spec import Scenario, seconds
+from bt_executive.testing.spec import Operation, Scenario, seconds
 import py_trees
 from py_trees.common import Status
 import rclpy
@@ -263,12 +264,41 @@ class _Run:
         if problems:
             raise TreeError(sorted(problems, key=lambda p: (p.location.line,
                                                             p.location.column)))
+        self._watch(tree)
+        for operation in self.scenario.operations:
+            self.schedule.at(operation.at, functools.partial(self.operate, operation))
+        self.spin()
+
+    def _watch(self, tree: Any) -> None:
+        """Trace a tree's ticks and count its coverage (the first tree, a swapped-in one)."""
         self._order = {ident: index for index, (_, ident, _, _)
                        in enumerate(tree.runner.tracker.order)}
         tree.runner.add_observer(self)
         if self.coverage is not None:
             tree.runner.add_observer(CoverageObserver(self.coverage, tree, self.scenario))
-        self.spin()
+
+    def operate(self, operation: Operation) -> None:
+        """Do what the operator does at this step, through the executive's own controls."""
+        core = self.executive.core
+        self.trace(f'operator: {operation.do} {operation.tree}'.rstrip())
+        before = self.executive.host.tree
+        if operation.do == 'swap':
+            result = self.executive.set_parameters(
+                [Parameter('tree_file', value=operation.tree)])[0]
+            if not result.successful:
+                raise TreeError.single(operation.loc, f'swap refused: {result.reason}')
+        elif operation.do == 'deactivate':  # the lifecycle's transition of the tree
+            core.hold('deactivated')
+        elif operation.do == 'activate':
+            core.start_ticking()
+            core.use_ticker(self.ticker)  # start_ticking made a real one: the harness ticks
+            core.request_tick('activate')
+        else:
+            getattr(core, operation.do)()
+        tree = self.executive.host.tree
+        if tree is not None and tree is not before:  # a swap or a reload
+            self.checker.follow(tree)
+            self._watch(tree)
 
     # ---- spinning and time --------------------------------------------------------------
 
