@@ -304,11 +304,11 @@ def test_without_the_interface_package_requests_go_as_json(run):
 
 RECHARGE = 'Patrol/root/recharge/Recharge/Sequence/dock, or wait for help/dock and charge'
 DOCK = f'{RECHARGE}/on the dock?/go and dock/dock'
-CHARGED = f'{RECHARGE}/charged'
+LOW = 'Patrol/root/recharge/Recharge/Sequence/battery low?'
 
 
 def test_the_worked_example_on_the_patrol(spawn, ros_node):
-    """docs/debugging.md: break before dock, substitute charged, step, continue."""
+    """docs/debugging.md: break before dock, step, continue, substitute 'battery low?'."""
     patrol = PatrolRun(spawn, ros_node, sim_params=('-p', 'idle_drain:=0.0'),
                        executive_params=('-p', 'debug:=true'))
     debugger = Debugger(ros_node, patrol.namespace)
@@ -317,13 +317,14 @@ def test_the_worked_example_on_the_patrol(spawn, ros_node):
     debugger.ok('set', key='battery_low', value='true')  # as if the battery ran low
     debugger.wait_paused_at(DOCK)
     assert patrol.board['dockings'] == 0
-    debugger.ok('substitute', node=CHARGED, status='success')
     debugger.ok('step')
     debugger.ok('continue')
-    patrol.wait(lambda: patrol.board.get('dockings') == 1
-                and patrol.board.get('battery_low') is False, 'docked, "charged", undocked')
+    patrol.wait(lambda: patrol.board.get('dockings') == 1, 'docked')
+    reached = patrol.board.get('reached', 0)
+    debugger.ok('substitute', node=LOW, status='failure', ticks=1)
+    patrol.wait(lambda: patrol.board.get('battery_low') is False
+                and patrol.board.get('reached', 0) > reached, 'off the dock, patrolling')
     assert patrol.state['battery'] < 0.95, 'it did not wait to be charged'
-    patrol.wait(lambda: patrol.board.get('reached', 0) >= 2, 'the patrol resumed')
 
 
 def test_a_recording_shows_the_debug_session_on_its_timeline(run, tmp_path):
