@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from bt_executive.ros.leaves.backoff import PARAMETERS as BACKOFF_PARAMETERS
+from bt_executive.ros.realtime import PARAMETERS as REALTIME_PARAMETERS
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 
 #: Parameters that select the tree; setting either swaps the running tree.
@@ -76,6 +77,7 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
     'typed_topics': (True, 'publish ~/tree_status and ~/transitions (bt_executive_interfaces) '
                      'beside the JSON topics, when that package is installed', None, True),
     **BACKOFF_PARAMETERS,  # backoff, backoff_max: failing ROS leaves wait before resending
+    **REALTIME_PARAMETERS,  # realtime, realtime_*: off by default (ros/realtime.py)
 }
 
 
