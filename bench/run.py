@@ -49,7 +49,7 @@ OPTIONS = ('--quick', '--markdown', '--runs')
 #: the first argument of a child process that runs one benchmark (``child_main``)
 CHILD = '--child'
 #: Seconds one benchmark module may run before it counts as hung: a full bench_scale
-#: (both arrangements) takes about 25 minutes, the whole suite about 28.
+#: (both arrangements) takes about 25 minutes, the whole suite about 40 (bench_realtime: 10).
 MODULE_TIMEOUT = 60 * 60.0
 
 Row = tuple[str, str, str, str]
