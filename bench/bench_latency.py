@@ -45,7 +45,7 @@ import signal
 import sys
 import tempfile
 import time
-from typing import Any
+from typing import Any, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -151,12 +151,12 @@ class SlowServer:
         return self._result(sequence=[0, 1])
 
 
-def _triple(values: list[float]) -> tuple[float, float, float]:
+def triple(values: list[float]) -> tuple[float, float, float]:
     """Return p50, p99 and p99.9 of ``values`` (seconds)."""
     return tuple(percentile(values, fraction) for fraction in PERCENTILES)  # type: ignore
 
 
-def _ms(values: tuple[float, ...]) -> str:
+def ms(values: tuple[float, ...]) -> str:
     return ' / '.join(f'{value * 1e3:.2f}' for value in values) + ' ms'
 
 
@@ -173,8 +173,8 @@ class Neighbour:
                            for index in range(count)]
         self.pause()
 
-    def _signal(self, signum: int) -> None:
-        for process in self._processes:
+    def _signal(self, signum: int, count: Optional[int] = None) -> None:
+        for process in self._processes[:count]:
             if process.poll() is None:
                 os.kill(process.pid, signum)
 
@@ -182,9 +182,9 @@ class Neighbour:
         """Stop burning CPU."""
         self._signal(signal.SIGSTOP)
 
-    def resume(self) -> None:
-        """Burn CPU again."""
-        self._signal(signal.SIGCONT)
+    def resume(self, count: Optional[int] = None) -> None:
+        """Burn CPU again (the first ``count`` processes; default: all)."""
+        self._signal(signal.SIGCONT, count)
 
     def close(self) -> None:
         """End the processes (a stopped process would not see the SIGINT of Processes)."""
@@ -193,13 +193,16 @@ class Neighbour:
             process.wait(5.0)
 
 
-def _measure(bench: BenchNode, processes: Processes, label: str, robot: tuple[Any, Any],
-             number: int, rng: random.Random) -> float:
-    """Make one reaction of ``label``'s reactor; return its latency (seconds)."""
+def measure(bench: BenchNode, processes: Processes, label: str, robot: tuple[Any, Any],
+            number: int, rng: random.Random, gap: tuple[float, float] = GAP) -> float:
+    """Make one reaction of ``label``'s reactor; return its latency (seconds).
+
+    ``gap``: seconds between the last goal's acceptance and the low battery (random).
+    """
     from sensor_msgs.msg import BatteryState
 
     server, publisher = robot
-    time.sleep(rng.uniform(*GAP))
+    time.sleep(rng.uniform(*gap))
     cancels = len(server.cancels)
     accepted = len(server.accepted)
     start = time.monotonic()
@@ -293,7 +296,7 @@ def _reactions(bench: BenchNode, processes: Processes, robots: dict[str, Any],
                         if label == PERIODIC and (setting == LOADED
                                                   or step >= periodic_count):
                             continue  # not part of the tail goal: fewer samples
-                        latency = _measure(bench, processes, label, robot, step, rng)
+                        latency = measure(bench, processes, label, robot, step, rng)
                         latencies[setting, label].append(latency)
                         trace.append((setting, label, robot[0].cancels[-1] - latency,
                                       robot[0].cancels[-1]))
@@ -311,18 +314,18 @@ def _rows(latencies: dict[tuple[str, str], list[float]], count: int,
           neighbours: int) -> list[tuple[str, str, str, str]]:
     """Return the table rows: periodic, then per setting the floor, the modes and the goals."""
     periodic_count = _periodic_count(count)
-    periodic = _triple(latencies[QUIET, PERIODIC])
+    periodic = triple(latencies[QUIET, PERIODIC])
     rows = [(f'reaction latency p50 / p99, {PERIODIC} (n={periodic_count})',
              f'{periodic[0] * 1e3:.1f} / {periodic[1] * 1e3:.1f} ms', '', '')]
     for setting in SETTINGS:
         name = setting if setting == QUIET else f'{setting} ({neighbours} busy process' \
             f"{'es' if neighbours != 1 else ''})"
-        floor = _triple(latencies[setting, FLOOR])
+        floor = triple(latencies[setting, FLOOR])
         rows.append((f'reaction latency p50 / p99 / p99.9, {name} (n={count} each)', '', '',
                      ''))
-        rows.append((f'  {FLOOR}', _ms(floor), '', ''))
-        control = _triple(latencies[setting, CONTROL])
-        rows.append((f'  {CONTROL}', _ms(control), f'floor {_ms(floor)}',
+        rows.append((f'  {FLOOR}', ms(floor), '', ''))
+        control = triple(latencies[setting, CONTROL])
+        rows.append((f'  {CONTROL}', ms(control), f'floor {ms(floor)}',
                      ratio(control[1], floor[1])))
         for index, title in ((1, 'p99'), (2, 'p99.9')):  # not a goal: 'within' / 'beyond'
             within = control[index] <= floor[index] + GOAL_MARGIN
@@ -330,8 +333,8 @@ def _rows(latencies: dict[tuple[str, str], list[float]], count: int,
                          'itself', 'within' if within else 'beyond',
                          f'{control[index] * 1e3:.2f} vs {floor[index] * 1e3:.2f} + 1 ms', ''))
         for label in EVENT_MODES:
-            ours = _triple(latencies[setting, label])
-            rows.append((f'  {label}', _ms(ours), f'floor {_ms(floor)}',
+            ours = triple(latencies[setting, label])
+            rows.append((f'  {label}', ms(ours), f'floor {ms(floor)}',
                          ratio(ours[1], floor[1])))
             for index, title in ((1, 'p99'), (2, 'p99.9')):
                 met = ours[index] <= floor[index] + GOAL_MARGIN

@@ -8,7 +8,10 @@ at least 0.2, and cancels it straight from the subscription callback when it dro
 below. No tree, no tick, no snapshot: what is left is DDS delivery, rclpy's executor (the
 EventsExecutor, as the executive's) and the cancel request, the part of the executive's
 reaction latency it cannot remove.
-Runs until SIGINT or SIGTERM.
+``--realtime`` gives the floor the executive's real-time mode (bt_executive/ros/realtime.py,
+with its defaults: SCHED_FIFO 10 for the spinning and DDS reception threads, memory
+locked, the collector between callbacks), applied by the same function at the same point:
+after the node exists, before spinning. Runs until SIGINT or SIGTERM.
 """
 
 from __future__ import annotations
@@ -31,12 +34,21 @@ def main(argv: list[str]) -> int:
     # a name per reactor: bench_latency runs two (the floor and its control)
     name = 'latency_floor_' + argv[0].rstrip('/').rsplit('_', 1)[-1]
     with floor_node(name) as (node, executor, received):
-        reflex(node, executor, received, argv[0])
+        between = None
+        if '--realtime' in argv[1:]:
+            from bt_executive.ros.realtime import enter_realtime, RealtimeSettings
+            state = enter_realtime(RealtimeSettings(enabled=True), node.get_logger())
+            between = state.between_callbacks if state is not None else None
+        reflex(node, executor, received, argv[0], between=between)
     return 0
 
 
-def reflex(node: Any, executor: Any, received: list[int], namespace: str) -> None:
-    """Keep a goal active while the battery is high; cancel it when it drops."""
+def reflex(node: Any, executor: Any, received: list[int], namespace: str, *,
+           between: Any = None) -> None:
+    """Keep a goal active while the battery is high; cancel it when it drops.
+
+    ``between`` runs after each callback of the main loop (the real-time mode's collector).
+    """
     import uuid
 
     import rclpy
@@ -98,6 +110,8 @@ def reflex(node: Any, executor: Any, received: list[int], namespace: str) -> Non
         executor.spin_once(timeout_sec=0.1)
     while rclpy.ok() and not received:
         executor.spin_once(timeout_sec=0.1)
+        if between is not None:
+            between()
     if state['handle'] is not None:
         future = state['handle'].cancel_goal_async()
         executor.spin_until_future_complete(future, timeout_sec=2.0)

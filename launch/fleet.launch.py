@@ -83,6 +83,7 @@ def launch_robots(context):
             'use_respawn': LaunchConfiguration('use_respawn'),
             'log_level': LaunchConfiguration('log_level'),
             'sim_nav2': LaunchConfiguration('sim_nav2'),
+            'realtime': LaunchConfiguration('realtime'),
             **robot_arguments(index, groot2_port),
         }
         actions.append(GroupAction([
@@ -127,6 +128,7 @@ def launch_shared(robots: int, groot2_port: int, groups: list[range]):
                 'tick_rate': ParameterValue(LaunchConfiguration('tick_rate'),
                                             value_type=float),
                 'use_sim_time': ParameterValue(use_sim_time, value_type=bool),
+                'realtime': ParameterValue(LaunchConfiguration('realtime'), value_type=bool),
             }],
             arguments=['--namespaces', *(namespaces[index - 1] for index in group),
                        '--groot2-port', str(groot2_port), *split,
@@ -205,6 +207,12 @@ def generate_launch_description() -> LaunchDescription:
         'log_level', default_value='info',
         description='Log level of every node')
 
+    declare_realtime_cmd = DeclareLaunchArgument(
+        'realtime', default_value='false',
+        description='Run the executive in the real-time mode: its reacting '
+                    'threads at SCHED_FIFO 10, memory locked (needs CAP_SYS_NICE or ulimit -r 10, '
+                    'else one warning and normal priority; docs/realtime.md)')
+
     declare_shared_process_cmd = DeclareLaunchArgument(
         'shared_process', default_value='false',
         description='Run every executive in one process (fleet_executive) and every '
@@ -231,6 +239,7 @@ def generate_launch_description() -> LaunchDescription:
     ld.add_action(declare_use_respawn_cmd)
     ld.add_action(declare_log_level_cmd)
     ld.add_action(declare_sim_nav2_cmd)
+    ld.add_action(declare_realtime_cmd)
     ld.add_action(declare_shared_process_cmd)
     ld.add_action(declare_executive_processes_cmd)
 

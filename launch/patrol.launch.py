@@ -5,6 +5,7 @@
     ros2 launch bt_executive patrol.launch.py
     ros2 launch bt_executive patrol.launch.py namespace:=robot1 groot2_port:=1667
     ros2 launch bt_executive patrol.launch.py use_sim:=false use_sim_time:=false tree:=T.yaml
+    ros2 launch bt_executive patrol.launch.py realtime:=true     # README: real-time priority
 
 ``ros2 launch bt_executive patrol.launch.py --show-args`` lists the arguments.
 ``bt-executive demo`` starts the same nodes with the same arguments and parameter files
@@ -61,6 +62,7 @@ def generate_launch_description() -> LaunchDescription:
     use_respawn = LaunchConfiguration('use_respawn')
     log_level = LaunchConfiguration('log_level')
     sim_nav2 = LaunchConfiguration('sim_nav2')
+    realtime = LaunchConfiguration('realtime')
 
     declare_namespace_cmd = DeclareLaunchArgument(
         'namespace', default_value='',
@@ -128,6 +130,12 @@ def generate_launch_description() -> LaunchDescription:
         'log_level', default_value='info',
         description='Log level of every node')
 
+    declare_realtime_cmd = DeclareLaunchArgument(
+        'realtime', default_value='false',
+        description='Run the executive in the real-time mode: its reacting '
+                    'threads at SCHED_FIFO 10, memory locked (needs CAP_SYS_NICE or ulimit -r 10, '
+                    'else one warning and normal priority; docs/realtime.md)')
+
     sim_robot_node = Node(
         condition=IfCondition(use_sim),
         package='bt_executive',
@@ -156,6 +164,7 @@ def generate_launch_description() -> LaunchDescription:
             'tick_rate': ParameterValue(tick_rate, value_type=float),
             'groot2_port': ParameterValue(groot2_port, value_type=int),
             'use_sim_time': ParameterValue(use_sim_time, value_type=bool),
+            'realtime': ParameterValue(realtime, value_type=bool),
         }],
         arguments=['--ros-args', '--log-level', log_level])
 
@@ -186,6 +195,7 @@ def generate_launch_description() -> LaunchDescription:
     ld.add_action(declare_use_respawn_cmd)
     ld.add_action(declare_log_level_cmd)
     ld.add_action(declare_sim_nav2_cmd)
+    ld.add_action(declare_realtime_cmd)
 
     ld.add_action(bringup_group)
 

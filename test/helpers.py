@@ -252,6 +252,15 @@ class SpawnedProcess:
         """
         return self._wait(lambda line: line == wanted, timeout, f'line {wanted!r}')
 
+    def wait_for_match(self, matches: Callable[[str], bool], *,
+                       timeout: float = DEFAULT_TIMEOUT, message: str = 'a matching line') -> str:
+        """Wait until a stdout line satisfies ``matches`` and return it (fail if it exits).
+
+        Raises:
+            AssertionError: On timeout or if the process ended first.
+        """
+        return self._wait(matches, timeout, message)
+
     def wait_for_event(self, predicate: Callable[[dict[str, Any]], bool], *,
                        timeout: float = DEFAULT_TIMEOUT,
                        message: str = 'a matching event') -> dict[str, Any]:

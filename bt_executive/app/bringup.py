@@ -96,6 +96,9 @@ ARGUMENTS = (
     Argument('use_respawn', 'false', 'Restart the simulated robot and the executive when '
              'they exit (false: the whole launch ends when the executive exits)'),
     Argument('log_level', 'info', 'Log level of every node'),
+    Argument('realtime', 'false', 'Run the executive in the real-time mode: its reacting '
+             'threads at SCHED_FIFO 10, memory locked (needs CAP_SYS_NICE or ulimit -r 10, '
+             'else one warning and normal priority; docs/realtime.md)'),
     Argument('sim_nav2', 'auto', "The built-in sim also serves Nav2's navigate_to_pose, "
              'dock_robot and undock_robot actions (for tree:=config/patrol_nav2.yaml): '
              "'auto' when nav2_msgs is installed, 'true' (the sim exits if it is not), "
@@ -110,7 +113,7 @@ NODES = (
     NodeLaunch('executive', 'bt_executive', 'params_file',
                {'tree_file': Arg('tree'), 'tick_mode': Arg('tick_mode'),
                 'tick_rate': Arg('tick_rate', float), 'groot2_port': Arg('groot2_port', int),
-                'use_sim_time': Arg('use_sim_time', bool)}),
+                'use_sim_time': Arg('use_sim_time', bool), 'realtime': Arg('realtime', bool)}),
 )
 
 #: Arguments the fleet sets for each robot (see :func:`robot_arguments`).

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from bt_executive.ros.leaves.backoff import PARAMETERS as BACKOFF_PARAMETERS
+from bt_executive.ros.realtime import PARAMETERS as REALTIME_PARAMETERS
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 
 #: Parameters that select the tree; setting either swaps the running tree.
@@ -88,6 +89,7 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
     'checkpoint_interval': (0.1, 'seconds between two writes of the state file at least (a '
                             'write held back goes out after it)', (0.0, 60.0), True),
     **BACKOFF_PARAMETERS,  # backoff, backoff_max: failing ROS leaves wait before resending
+    **REALTIME_PARAMETERS,  # realtime, realtime_*: off by default (ros/realtime.py)
 }
 
 

@@ -27,7 +27,9 @@ from typing import Any, Callable, Optional
 from bt_executive.core.errors import TreeError
 from bt_executive.ros.dds_profile import in_effect, use_dds_profile
 from bt_executive.ros.exit_guard import ExitGuard, GUARD_MARGIN, hang_point
-from bt_executive.ros.parameters import PARAMETERS
+from bt_executive.ros.parameters import parameter_values, PARAMETERS
+from bt_executive.ros.realtime import enter_realtime, leave_realtime, PARAMETERS as REALTIME, \
+    RealtimeSettings, RealtimeSettingsError
 from bt_executive.ros.spin import (freeze_startup_objects, make_executor, SignalWaker,
                                    StartInterrupted)
 from bt_executive.ros.watchdog import CLEANUP_TIMEOUT, ExitWatchdog
@@ -103,7 +105,7 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
 
     added: list[Any] = []
     executor = make_executor()
-    waker = None
+    waker = realtime = None
     try:
         try:
             for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -111,10 +113,11 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
             start(executives)
             if started is not None:
                 started(executives)
+            settings = realtime_settings(executives)
         except TreeError:
             rclpy.logging.get_logger(program).info(in_effect(applied))
             return 1
-        except ParameterException as error:
+        except (ParameterException, RealtimeSettingsError) as error:
             print(f'{program}: {error} ({program} --help lists the parameters)',
                   file=sys.stderr)
             return 2
@@ -131,11 +134,14 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
         if guard is not None:
             guard.set_bound(grace[0] + CLEANUP_TIMEOUT + GUARD_MARGIN)
         freeze_startup_objects()  # shorter collector pauses in reactions (ros/spin.py)
+        # off by default; from the thread that spins, before it spins (ros/realtime.py)
+        realtime = enter_realtime(settings, executives[0].get_logger())
+        between = realtime.between_callbacks if realtime is not None else None
         waker = SignalWaker(executor, source=guard.signals if guard is not None else None,
                             on_stop=lambda: arm('stopping the tree and releasing ROS '
                                                 'entities'))
         done = finished or (lambda: False)
-        _spin(executor, executives[0], lambda: bool(received) or done())
+        _spin(executor, executives[0], lambda: bool(received) or done(), between=between)
         if done() and not received:  # let the answers already made go out
             deadline = time.monotonic() + linger
             _spin(executor, executives[0], lambda: bool(received)
@@ -150,6 +156,7 @@ def serve(program: str, start: Start, args: Optional[list[str]] = None,
         arm('stopping the tree and releasing ROS entities')
         if waker is not None:
             waker.close()
+        leave_realtime(realtime)
         if executives and not stop_executives(executor, executives):
             status = 1  # a goal may still be active on the robot: not a clean stop
         if not all(executive.clean for executive in executives):
@@ -186,11 +193,12 @@ def _start_guard(program: str, grace: float) -> Optional[ExitGuard]:
 
 
 def _spin(executor: Any, executive: Any, until: Callable[[], bool], *,
-          step: float = 1.0) -> None:
+          step: float = 1.0, between: Optional[Callable[[], None]] = None) -> None:
     """Spin until ``until()`` or rclpy shuts down; a signal wakes the executor at once.
 
     The timeout is only a safety net (SignalWaker); an exception of a callback is
     counted in ``executive``'s callback faults and the executor carries on.
+    ``between`` runs after each callback (the real-time mode's collector).
     """
     while rclpy.ok() and not until():
         try:
@@ -199,6 +207,19 @@ def _spin(executor: Any, executive: Any, until: Callable[[], bool], *,
             raise
         except Exception as error:  # a callback raised; the executor carries on
             executive.callback_faults.report(error)
+        if between is not None:
+            between()
+
+
+def realtime_settings(executives: list[Any]) -> RealtimeSettings:
+    """Return the real-time mode's settings: the first executive's (the process's) values.
+
+    The mode is one for the process; a fleet takes the first executive's parameters.
+    Raises RealtimeSettingsError for a value the mode cannot use (exit status 2).
+    """
+    if not executives:
+        return RealtimeSettings()
+    return RealtimeSettings.from_values(parameter_values(executives[0], REALTIME))
 
 
 def _shutdown_timeout(executive: Any) -> float:

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Smoke test of the benchmark suite's multi-process parts (bench/run.py --quick).
 
-Runs each of the latency, idle, start-up, scale and goal-storm benchmarks once with its
-quick (tiny) durations as a real ``bench/run.py`` process (one test each, so that parallel
-test workers share them out), which starts real executives, sims, a reflex peer and
+Runs each of the latency, real-time, idle, start-up, scale and goal-storm benchmarks once
+with its quick (tiny) durations as a real ``bench/run.py`` process (one test each, so that
+parallel test workers share them out), which starts real executives, sims, a reflex peer and
 failing servers, and checks the table it prints: the header, one row per expected
 metric, four cells per row, and figures that parse. Timings are not asserted
 (the machine is shared); only that each benchmark produced a measurement.
@@ -61,6 +61,20 @@ EXPECTED = {
             r'[\d.]+ / [\d.]+ ms; [\d.]+ / [\d.]+ %',
         '  memory: RSS per executive at N=3': r'\d+ \(\d+\) MiB',
         'scale goal: >= 30 robots': r'met|not met',
+    },
+    'bench_realtime': {
+        'real-time mode: classes in effect (spinning thread)':
+            r'executive, mode off: normal; executive, real-time mode: .+; measuring side: .+',
+        'real-time reaction latency p50 / p99 / p99.9, quiet': r'',
+        'real-time reaction latency p50 / p99 / p99.9, 1 busy neighbour': r'',
+        'real-time reaction latency p50 / p99 / p99.9, 2 busy neighbours': r'',
+        '  floor: plain rclpy reflex': r'[\d.]+ / [\d.]+ / [\d.]+ ms',
+        '  executive, mode off': r'[\d.]+ / [\d.]+ / [\d.]+ ms',
+        '  floor, same class as the mode': r'[\d.]+ / [\d.]+ / [\d.]+ ms',
+        '  executive, real-time mode': r'[\d.]+ / [\d.]+ / [\d.]+ ms',
+        '    real-time mode: p99 <= same-class floor p99 + 1 ms': r'met|not met|within|beyond',
+        '    real-time mode: p99.9 <= same-class floor p99.9 + 1 ms':
+            r'met|not met|within|beyond',
     },
     'bench_storm': {
         'goal storm: goals/s at steady failure, Action (server rejects)': r'[\d.]+ /s',
