@@ -27,6 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='scenario files (docs/testing.md)')
     parser.add_argument('-k', '--scenario', action='append', default=[], metavar='NAME',
                         help='run only the scenarios whose name contains NAME (repeatable)')
+    parser.add_argument('--substitute', action='append', default=[], metavar='RULES.json',
+                        help="substitute nodes' results in every scenario by BT.CPP-style "
+                        'JSON rules (TestNodeConfigs, SubstitutionRules; docs/testing.md), '
+                        "before the scenarios' own rules (repeatable)")
     parser.add_argument('--trace', action='store_true',
                         help='print every tick that moved something and every peer event, '
                         'with the simulated time, and the executive log')
@@ -113,9 +117,16 @@ def run(args: argparse.Namespace) -> int:
     """Run ``bt-executive test`` with parsed arguments; return the exit status."""
     from bt_executive.testing.coverage import Coverage
     from bt_executive.testing.harness import run_scenario
-    from bt_executive.testing.spec import load_scenarios
+    from bt_executive.testing.spec import load_scenarios, load_substitution_file
     scenarios = []
     invalid = False
+    rules = []
+    for path in args.substitute:
+        try:
+            rules += load_substitution_file(path)
+        except TreeError as error:
+            print(error, file=sys.stderr)
+            invalid = True
     for path in args.files:
         try:
             scenarios += load_scenarios(path)
@@ -124,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
             invalid = True
     if invalid:
         return 2
+    for scenario in scenarios:  # the command line's rules first: the first match applies
+        scenario.substitutes[:0] = rules
     if args.scenario:
         scenarios = [s for s in scenarios if any(part in s.name for part in args.scenario)]
         if not scenarios:
