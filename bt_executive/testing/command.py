@@ -150,6 +150,10 @@ def run(args: argparse.Namespace) -> int:
         ('--mutation-json', bool(args.mutation_json)),
         ('--min-mutation-score', args.min_mutation_score is not None)) if given]
     if args.mutate:
+        if args.substitute:  # the workers read the scenario files again, not the options
+            print('--mutate: not together with --substitute (write substitute_file: in the '
+                  'scenario file instead)', file=sys.stderr)
+            return 2
         if measure or args.trace:
             print('--mutate runs the scenarios on many trees: not together with --trace, '
                   '--coverage, --json, --xml or --min-coverage', file=sys.stderr)

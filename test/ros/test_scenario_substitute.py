@@ -9,6 +9,8 @@ goals it gets: a substituted Action must send none.
 from __future__ import annotations
 
 import json
+import pathlib
+import re
 
 from bt_executive.app.cli import main as cli
 from bt_executive.core.errors import TreeError
@@ -154,7 +156,8 @@ scenarios:
         'SubstitutionRules': {'first': 'Ok', 'second': 'Ok'}}))
     assert cli(['test', path]) == 1
     assert cli(['test', path, '--substitute', str(tmp_path / 'rules.json')]) == 0
-    capsys.readouterr()
+    assert cli(['test', path, '--substitute', str(tmp_path / 'rules.json'), '--mutate']) == 2
+    assert '--mutate: not together with --substitute' in capsys.readouterr().err
 
 
 def test_a_pattern_matching_no_node_names_the_closest(tmp_path):
@@ -222,3 +225,12 @@ def test_patterns_match_a_path_or_its_end():
     assert matches('Sequence/*', 'T/Sequence/first')
     assert not matches('firs', 'T/Sequence/first')
     assert not matches('T/first', 'T/Sequence/first')
+
+
+def test_the_json_example_of_docs_testing_md_reads(tmp_path):
+    text = (pathlib.Path(__file__).resolve().parents[2] / 'docs' / 'testing.md').read_text()
+    (block,) = re.findall(r'^```json[ \t]*\n(\{\n  "TestNodeConfigs".*?)^```', text,
+                          re.S | re.M)
+    rules = load_substitution_file(_write(tmp_path / 'rules.json', block))
+    assert [(r.pattern, r.status, r.after) for r in rules] == [
+        ('*/navigate', 'SUCCESS', ns(1.5)), ('charged', 'FAILURE', None)]
