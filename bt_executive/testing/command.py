@@ -118,21 +118,17 @@ def run(args: argparse.Namespace) -> int:
     from bt_executive.testing.coverage import Coverage
     from bt_executive.testing.harness import run_scenario
     from bt_executive.testing.spec import load_scenarios, load_substitution_file
-    scenarios = []
+    scenarios: list[Any] = []
     invalid = False
-    rules = []
-    for path in args.substitute:
-        try:
-            rules += load_substitution_file(path)
-        except TreeError as error:
-            print(error, file=sys.stderr)
-            invalid = True
-    for path in args.files:
-        try:
-            scenarios += load_scenarios(path)
-        except TreeError as error:
-            print(error, file=sys.stderr)
-            invalid = True
+    rules: list[Any] = []
+    for load, paths, into in ((load_substitution_file, args.substitute, rules),
+                              (load_scenarios, args.files, scenarios)):
+        for path in paths:
+            try:
+                into += load(path)
+            except TreeError as error:
+                print(error, file=sys.stderr)
+                invalid = True
     if invalid:
         return 2
     for scenario in scenarios:  # the command line's rules first: the first match applies

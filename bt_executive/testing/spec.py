@@ -650,63 +650,69 @@ def load_substitution_file(path: str) -> list[Substitute]:
     if top is None:
         raise TreeError(reader.errors)
     configs: dict[str, tuple[str, Optional[int]]] = {}
-    body = top.get('TestNodeConfigs')
-    if body is not None and not isinstance(body, YMap):
-        reader.error(body, f'TestNodeConfigs: expected a mapping of names to test node '
-                     f'configs, got {body.kind}')
-    elif body is not None:
-        for key, value in body.entries:
-            what = f"TestNodeConfigs '{key.value}'"
-            entry = reader.mapping(value, what, _BTCPP_CONFIG_KEYS)
-            if entry is None:
-                continue
-            for name in _BTCPP_UNSUPPORTED:
-                if entry.get(name) is not None:
-                    reader.error(entry.get(name), f'{what}: {name} is not supported: a '
-                                 'substitution here gives the node a result and runs no '
-                                 "script (set blackboard values with the scenario's "
-                                 "'blackboard')")
-            status = reader.choice(entry.get('return_status'), f'{what}: return_status',
-                                   SUBSTITUTE_STATUSES, 'SUCCESS')
-            delay = entry.get('async_delay')
-            milliseconds = None
-            if delay is not None:
-                plain = delay.plain() if isinstance(delay, YScalar) else None
-                if isinstance(plain, bool) or not isinstance(plain, int) or plain < 0:
-                    reader.error(delay, f'{what}: async_delay: expected whole milliseconds '
-                                 f'from 0, got {delay.kind if plain is None else repr(plain)}')
-                else:
-                    milliseconds = plain or None
-            if status == 'RUNNING' and milliseconds is not None:
-                reader.error(delay, f'{what}: a RUNNING result has no delay; async_delay '
-                             'goes with SUCCESS or FAILURE')
-            configs[str(key.value)] = (status, milliseconds)
+    for key, value in _entries(reader, top.get('TestNodeConfigs'), 'TestNodeConfigs',
+                               'names to test node configs'):
+        configs[str(key.value)] = _btcpp_config(reader, f"TestNodeConfigs '{key.value}'",
+                                                value)
     rules: list[Substitute] = []
-    body = top.get('SubstitutionRules')
-    if body is not None and not isinstance(body, YMap):
-        reader.error(body, f'SubstitutionRules: expected a mapping of node path patterns to '
-                     f'TestNodeConfigs names, got {body.kind}')
-    elif body is not None:
-        for key, value in body.entries:
-            pattern = str(key.value)
-            what = f"SubstitutionRules '{pattern}'"
-            target = reader.string(value, what)
-            if not target:
-                continue
-            if target not in configs:
-                reader.error(value, f"{what}: '{target}' is not a TestNodeConfigs entry"
-                             f'{_suggest(target, tuple(configs))}; substituting a node by '
-                             'another node type is not supported (a substitution here gives '
-                             f'a result only); TestNodeConfigs: {", ".join(configs) or "none"}')
-                continue
-            status, milliseconds = configs[target]
-            rules.append(Substitute(
-                key.loc, pattern, status,
-                after=None if milliseconds is None else milliseconds * 1_000_000,
-                source=f"{os.path.basename(path)}: SubstitutionRules '{pattern}'"))
+    for key, value in _entries(reader, top.get('SubstitutionRules'), 'SubstitutionRules',
+                               'node path patterns to TestNodeConfigs names'):
+        pattern = str(key.value)
+        what = f"SubstitutionRules '{pattern}'"
+        target = reader.string(value, what)
+        if not target:
+            continue
+        if target not in configs:
+            reader.error(value, f"{what}: '{target}' is not a TestNodeConfigs entry"
+                         f'{_suggest(target, tuple(configs))}; substituting a node by '
+                         'another node type is not supported (a substitution here gives '
+                         f'a result only); TestNodeConfigs: {", ".join(configs) or "none"}')
+            continue
+        status, milliseconds = configs[target]
+        rules.append(Substitute(
+            key.loc, pattern, status,
+            after=None if milliseconds is None else milliseconds * 1_000_000,
+            source=f"{os.path.basename(path)}: SubstitutionRules '{pattern}'"))
     if reader.errors:
         raise TreeError(reader.errors)
     return rules
+
+
+def _entries(reader: _Reader, node: Optional[YNode], what: str,
+             expected: str) -> list[tuple[YScalar, YNode]]:
+    """Return a mapping's entries ([] when absent; [] and an error when no mapping)."""
+    if node is None:
+        return []
+    if not isinstance(node, YMap):
+        reader.error(node, f'{what}: expected a mapping of {expected}, got {node.kind}')
+        return []
+    return list(node.entries)
+
+
+def _btcpp_config(reader: _Reader, what: str, node: YNode) -> tuple[str, Optional[int]]:
+    """Return a BT.CPP test node config as (status, delay in ms or None)."""
+    entry = reader.mapping(node, what, _BTCPP_CONFIG_KEYS)
+    if entry is None:
+        return 'SUCCESS', None
+    for name in _BTCPP_UNSUPPORTED:
+        if entry.get(name) is not None:
+            reader.error(entry.get(name), f'{what}: {name} is not supported: a substitution '
+                         'here gives the node a result and runs no script (set blackboard '
+                         "values with the scenario's 'blackboard')")
+    status = reader.choice(entry.get('return_status'), f'{what}: return_status',
+                           SUBSTITUTE_STATUSES, 'SUCCESS')
+    delay = entry.get('async_delay')
+    if delay is None:
+        return status, None
+    plain = delay.plain() if isinstance(delay, YScalar) else None
+    if isinstance(plain, bool) or not isinstance(plain, int) or plain < 0:
+        reader.error(delay, f'{what}: async_delay: expected whole milliseconds from 0, got '
+                     f'{delay.kind if plain is None else repr(plain)}')
+        return status, None
+    if status == 'RUNNING' and plain:
+        reader.error(delay, f'{what}: a RUNNING result has no delay; async_delay goes with '
+                     'SUCCESS or FAILURE')
+    return status, plain or None
 
 
 # ---- expectations ------------------------------------------------------------------------

@@ -234,3 +234,32 @@ def test_the_json_example_of_docs_testing_md_reads(tmp_path):
     rules = load_substitution_file(_write(tmp_path / 'rules.json', block))
     assert [(r.pattern, r.status, r.after) for r in rules] == [
         ('*/navigate', 'SUCCESS', ns(1.5)), ('charged', 'FAILURE', None)]
+
+
+def test_a_halt_in_the_delay_starts_the_next_run_afresh(tmp_path):
+    _write(tmp_path / 'tree.yaml', """\
+main: T
+trees:
+  T:
+    Sequence:
+      - Timeout: {seconds: 1.0,
+          Action first: {type: test_msgs/action/Fibonacci, server: fib, goal: {order: 1}}}
+      - Running hold: {}
+""")
+    path = _write(tmp_path / 'x.scenarios.yaml', HEAD + """\
+substitute:
+  first: {status: SUCCESS, after: 1.5}
+scenarios:
+  one:
+    duration: 4
+    parameters: {debug: true}
+    expect:
+      - {at: 1.0, status: {first: INVALID, T/Sequence: FAILURE}}
+      - {at: 1.1, status: {first: RUNNING}}
+      - {during: [1.1, 2.0], status: {first: RUNNING}}   # not the halted run's end at 1.5
+      - {goal: fib, count: 0}
+""")
+    (scenario,) = load_scenarios(path)
+    result = run_scenario(scenario)  # debug: true, so the executive's own debugger is used
+    assert result.passed, '\n'.join(result.failures) + str(result.error or '') + \
+        '\n' + '\n'.join(result.trace)
