@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: demo test fuzz bench soak env browser screenshots clean
+.PHONY: demo test fuzz bench soak crash-soak env browser screenshots clean
 
 # bt_executive_interfaces (the ExecuteTree action, ListTrees, the typed status topics) is
 # generated from its definitions with the wheels' rosidl generators and the system's C
@@ -59,9 +59,15 @@ test: $(STAMP) browser
 bench: $(STAMP)
 	$(PY) bench/run.py $(ARGS)
 
-# The patrol on the sim for an hour (ARGS='--minutes 5' for less); RELIABILITY.md.
+# The patrol on the sim for an hour (ARGS='--minutes 5' for less), then 50 executives
+# stopped at once (test/ros/test_exit_storm.py); RELIABILITY.md.
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)
+	BT_EXECUTIVE_SOAK=1 $(PY) -m pytest -s test/ros/test_exit_storm.py
+
+# The patrol's executive SIGKILLed at 50 seeded points and respawned (docs/resume.md).
+crash-soak: $(STAMP)
+	$(PY) bench/crash_resume.py --kills 50 $(ARGS)
 
 # The fuzz tests searching longer than in make test (CONTRIBUTING.md).
 fuzz: $(STAMP)

@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import ros_environment  # noqa: E402
 
 BENCHMARKS = ['bench_build', 'bench_tick', 'bench_snapshot', 'bench_latency', 'bench_idle',
-              'bench_startup', 'bench_scale', 'bench_storm', 'bench_delta']
+              'bench_startup', 'bench_scale', 'bench_storm', 'bench_delta', 'bench_checkpoint']
 
 OPTIONS = ('--quick', '--markdown', '--runs')
 #: the first argument of a child process that runs one benchmark (``child_main``)

@@ -12,7 +12,8 @@ without ``ros2 launch`` (test/test_launch.py keeps the two in agreement).
 """
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, EmitEvent, GroupAction, RegisterEventHandler
+from launch.actions import (DeclareLaunchArgument, EmitEvent, GroupAction, LogInfo,
+                            RegisterEventHandler)
 from launch.conditions import IfCondition, UnlessCondition
 from launch.event_handlers import OnProcessExit
 from launch.events import Shutdown
@@ -20,6 +21,29 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node, PushRosNamespace
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
+
+
+def executive_exit_line(returncode: int) -> str:
+    """Return the line the launch prints when the executive exits (wrapper scripts read it).
+
+    ``ros2 launch`` itself ends with status 0 whatever its processes did (docs/launch.md);
+    this line says how the executive ended and why.
+    """
+    if returncode == 0:
+        return 'bt_executive: the executive stopped cleanly (exit status 0)'
+    causes = {1: 'its tree file did not load, a goal cancel was not acknowledged or its '
+                 'stop hung: see its log',
+              2: 'a bad parameter value: see its log',
+              -9: 'killed with SIGKILL: by its exit guard after a stop that hung, or by the '
+                  'OOM killer'}
+    return (f'bt_executive: the executive FAILED with exit status {returncode} '
+            f'({causes.get(returncode, "see its log")})')
+
+
+def on_executive_exit(event, context):
+    """Print :func:`executive_exit_line`, then end the launch: the executive is the mission."""
+    return [LogInfo(msg=executive_exit_line(event.returncode)),
+            EmitEvent(event=Shutdown(reason='the executive exited'))]
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -137,9 +161,7 @@ def generate_launch_description() -> LaunchDescription:
 
     # Without respawning, the executive is the mission: when it exits, everything stops.
     shutdown_on_executive_exit = RegisterEventHandler(
-        OnProcessExit(
-            target_action=executive_node,
-            on_exit=[EmitEvent(event=Shutdown(reason='the executive exited'))]),
+        OnProcessExit(target_action=executive_node, on_exit=on_executive_exit),
         condition=UnlessCondition(use_respawn))
 
     bringup_group = GroupAction([

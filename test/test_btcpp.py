@@ -273,7 +273,7 @@ def test_export_of_one_tree_takes_the_trees_it_calls():
     xml = btcpp.export_xml(document, tree_name='Recharge')
     assert 'main_tree_to_execute="Recharge"' in xml
     trees = re.findall(r'<BehaviorTree ID="(\w+)">', xml)
-    assert trees == ['Recharge', 'Navigate', 'Dock', 'Undock']
+    assert trees == ['Recharge', 'Navigate', 'Dock']   # undocking is LeaveDock's
     with pytest.raises(TreeError, match="no tree named 'Nope'"):
         btcpp.export_xml(document, tree_name='Nope')
 
@@ -597,8 +597,8 @@ def test_the_groot2_form_has_one_behavior_tree_per_subtree_instance():
     assert instances == [
         ('Patrol', ''), ('EmergencyStop', 'emergency stop'), ('Recharge', 'recharge'),
         ('Navigate', 'recharge/go to dock'), ('Dock', 'recharge/dock'),
-        ('Undock', 'recharge/undock'), ('NextWaypoint', 'patrol'),
-        ('Navigate', 'patrol/navigate')]
+        ('LeaveDock', 'leave the dock'), ('Undock', 'leave the dock/undock'),
+        ('NextWaypoint', 'patrol'), ('Navigate', 'patrol/navigate')]
     seen = []
 
     def walk(element):

@@ -177,7 +177,7 @@ def test_groot2_gets_the_same_tree_from_bt_cpp_and_from_us(name):
     uids = btcpp.uid_map(build(document, registry=default_registry()))
     ours = shape(btcpp.export_xml(document, uids=uids))
     assert theirs == ours
-    assert len(ours) == 8 and ours[3][:2] == ('Navigate', 'recharge/go to dock')
+    assert len(ours) == 9 and ours[3][:2] == ('Navigate', 'recharge/go to dock')
 
 
 def test_bt_cpp_runs_subtrees_with_their_defaults_on_the_global_blackboard():

@@ -23,7 +23,7 @@ def run(*args, cwd=None):
 def test_validate_ok_exits_zero():
     result = run('validate', PATROL)
     assert result.returncode == 0, result.stderr
-    assert 'ok (7 trees' in result.stdout and "main 'Patrol'" in result.stdout
+    assert 'ok (8 trees' in result.stdout and "main 'Patrol'" in result.stdout
 
 
 def test_validate_reports_all_errors_of_all_files_and_exits_one():

@@ -139,10 +139,10 @@ def test_tree_choice_and_determinism(small, registry):
 def test_stack_rows_keep_calls_pointing_down(registry):
     document = Loader(registry).load(CONFIGS[0])
     names = graph.reachable_trees(document, 'Patrol', registry)
-    assert names == ['Patrol', 'EmergencyStop', 'Recharge', 'NextWaypoint', 'Navigate',
-                     'Dock', 'Undock']
+    assert names == ['Patrol', 'EmergencyStop', 'Recharge', 'LeaveDock', 'NextWaypoint',
+                     'Navigate', 'Dock', 'Undock']
     assert graph.stack_rows(document, names, registry) == [
-        ['Patrol'], ['EmergencyStop'], ['Recharge'], ['NextWaypoint'],
+        ['Patrol'], ['EmergencyStop'], ['Recharge'], ['LeaveDock', 'NextWaypoint'],
         ['Navigate', 'Dock', 'Undock']]
 
 

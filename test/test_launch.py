@@ -184,8 +184,34 @@ def test_patrol_groups_the_nodes_in_the_namespace_and_ends_when_the_executive_ex
     on_exit = handler.args[0]
     assert on_exit.func == 'OnProcessExit'
     assert on_exit.kwargs['target_action'].kwargs['executable'] == 'executive'
-    emit, = on_exit.kwargs['on_exit']
-    assert emit.func == 'EmitEvent' and emit.kwargs['event'].func == 'Shutdown'
+    function = launch_function(PATROL, 'on_executive_exit')
+    log, emit = function.body[-1].value.elts
+    assert log.func.id == 'LogInfo' and emit.func.id == 'EmitEvent'
+    assert emit.keywords[0].value.func.id == 'Shutdown'
+
+
+def launch_function(path: pathlib.Path, name: str) -> ast.FunctionDef:
+    """Return the definition of the function ``name`` in the launch file ``path``."""
+    found = [node for node in ast.parse(path.read_text(encoding='utf-8')).body
+             if isinstance(node, ast.FunctionDef) and node.name == name]
+    assert len(found) == 1, name
+    return found[0]
+
+
+@pytest.mark.parametrize('code, line', [
+    (0, 'the executive stopped cleanly (exit status 0)'),
+    (1, 'the executive FAILED with exit status 1 (its tree file did not load'),
+    (2, 'FAILED with exit status 2 (a bad parameter value'),
+    (-9, 'FAILED with exit status -9 (killed with SIGKILL: by its exit guard'),
+    (-11, 'FAILED with exit status -11 (see its log)'),
+])
+def test_the_patrol_launch_prints_one_line_naming_how_the_executive_ended(code, line):
+    # ros2 launch exits 0 whatever the executive did: this line is what a wrapper reads
+    module = ast.Module(body=[launch_function(PATROL, 'executive_exit_line')], type_ignores=[])
+    namespace: dict[str, Any] = {}
+    exec(compile(module, str(PATROL), 'exec'), namespace)  # noqa: S102 - our own file
+    text = namespace['executive_exit_line'](code)
+    assert text.startswith('bt_executive: ') and line in text and '\n' not in text
 
 
 def test_the_launch_files_never_build_from_the_package_at_load(patrol):

@@ -103,7 +103,7 @@ INVALID_CASES = {
     ],
     '24_unknown_top_key.yaml': [
         "24_unknown_top_key.yaml:1:1: unknown top-level key 'tree' (did you mean 'trees'?) "
-        '(expected: main, include, trees, blackboard, description, subscriptions)',
+        '(expected: main, include, trees, blackboard, persistent, description, subscriptions)',
     ],
     '25_top_level_list.yaml': [
         "25_top_level_list.yaml:1:1: expected a mapping with 'trees' at the top level, got a list",

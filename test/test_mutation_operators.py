@@ -39,7 +39,8 @@ def test_the_same_file_gives_the_same_mutants_in_the_same_order():
     assert len({m.key for m in first}) == len(first) > 150
     assert {m.operator for m in first} == set(OPERATOR_NAMES)
     assert reachable_trees(Loader(REGISTRY).load(PATROL), REGISTRY, 'Patrol') == [
-        'Patrol', 'EmergencyStop', 'Recharge', 'NextWaypoint', 'Navigate', 'Dock', 'Undock']
+        'Patrol', 'EmergencyStop', 'Recharge', 'LeaveDock', 'NextWaypoint', 'Navigate', 'Dock',
+        'Undock']
     # defaults every caller overrides are not mutated (Recharge's low/full), used ones are
     keys = [m.key for m in first]
     assert 'number Navigate/drive: timeout: 120.0 -> timeout: 132.0' in keys
@@ -54,7 +55,7 @@ def test_each_mutant_names_its_place_and_loads(tmp_path):
         'comparison Recharge/Sequence/dock, or wait for help/dock and charge/charged: '
         'expr: battery.percentage >= full -> expr: battery.percentage > full')]
     assert len(hysteresis) == 1
-    assert str(hysteresis[0].loc).endswith('config/patrol_mission.yaml:64:38')
+    assert str(hysteresis[0].loc).endswith('config/patrol_mission.yaml:75:38')
     for name in ('patrol.yaml', 'robot_sim.yaml'):
         (tmp_path / name).write_text((ROOT / 'config' / name).read_text())
     for mutant in mutants[::7]:

@@ -460,3 +460,18 @@ def test_to_json_is_strict():
     assert to_json({'a': [1, 'b']}) == '{"a":[1,"b"]}'
     with pytest.raises(ValueError):
         to_json({'bad': math.nan})
+
+
+@pytest.mark.parametrize('info, state', [
+    ({'tree': 'Main', 'running': True, 'paused': False, 'terminated': None}, 'running'),
+    ({'tree': 'Main', 'running': False, 'paused': True, 'terminated': None}, 'paused'),
+    ({'tree': 'Main', 'running': False, 'paused': False, 'terminated': 'Main/stop: done'},
+     'terminated'),
+    ({'tree': 'Main', 'running': False, 'paused': False, 'terminated': None}, 'stopped'),
+    ({'tree': None, 'running': False, 'paused': False, 'terminated': None}, 'idle'),
+    ({'running': False, 'paused': True}, 'paused'),  # a snapshot's executive block
+])
+def test_the_executive_state_is_what_an_operator_reads(info, state):
+    from bt_executive.observe.snapshot import executive_state, EXECUTIVE_STATES
+
+    assert executive_state(info) == state and state in EXECUTIVE_STATES

@@ -41,7 +41,7 @@ from bt_executive.core.yaml_source import has_invalid, YMap, YNode, YScalar, YSe
 #: (warnings among them are kept as the document's warnings).
 DocumentCheck = Callable[[Document], list[Diagnostic]]
 #: Top-level keys the core understands.
-CORE_SECTIONS = ('main', 'include', 'trees', 'blackboard', 'description')
+CORE_SECTIONS = ('main', 'include', 'trees', 'blackboard', 'persistent', 'description')
 #: Keys of the explicit node form.
 EXPLICIT_KEYS = ('type', 'name', 'params', 'children', 'child')
 #: Keys of a tree definition with parameters.
@@ -129,6 +129,7 @@ class Loader:
         self.document = document
         try:
             read(document)
+            self._check_persistent(document)
             if not self.errors:
                 check_document(document, self.registry, self._error,
                                getattr(self, '_main_loc', None))
@@ -238,6 +239,9 @@ class Loader:
         blackboard = root.get('blackboard')
         if blackboard is not None:
             self._load_blackboard(blackboard, document)
+        persistent = root.get('persistent')
+        if persistent is not None:
+            self._load_persistent(persistent, document)
         trees = root.get('trees')
         if trees is None:
             if is_main and include is None and not unknown:
@@ -301,6 +305,30 @@ class Loader:
                                  what=f"blackboard value '{key.value}'")
             if parsed is not None:
                 document.blackboard[key.value] = parsed
+
+    def _load_persistent(self, node: YNode, document: Document) -> None:
+        items = [node] if isinstance(node, YScalar) else list(node) \
+            if isinstance(node, YSeq) else None
+        if items is None:
+            self._error(node.loc, f"'persistent' must be a list of blackboard keys, "
+                        f'got {node.kind}')
+            return
+        for item in items:
+            if not isinstance(item, YScalar) or not isinstance(item.value, str) \
+                    or not is_key(item.value) or '.' in item.value:
+                shown = excerpt(str(item.value)) if isinstance(item, YScalar) else item.kind
+                self._error(item.loc, f"persistent key '{shown}' must be an identifier "
+                            '(letters, digits, underscores)')
+                continue
+            document.persistent.setdefault(item.value, item.loc)
+
+    def _check_persistent(self, document: Document) -> None:
+        """Report persistent keys without an initial value (its type and its reset)."""
+        for key, loc in document.persistent.items():
+            if key not in document.blackboard:
+                self._error(loc, f"persistent key '{excerpt(key)}' has no initial value: "
+                            "give it one under 'blackboard' (a resumed mission and a reset "
+                            'start from it)')
 
     def _load_tree(self, key: YScalar, node: YNode, document: Document) -> None:
         name = key.value

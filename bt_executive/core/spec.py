@@ -188,6 +188,9 @@ class Document:
     trees: dict[str, TreeSpec]
     main: Optional[str] = None
     blackboard: dict[str, Value] = dataclasses.field(default_factory=dict)
+    #: Blackboard keys the executive checkpoints and restores after a restart (the
+    #: ``persistent`` section of every file), with where each was declared.
+    persistent: dict[str, SourceLocation] = dataclasses.field(default_factory=dict)
     #: Extra top-level sections (e.g. ``subscriptions``) for the ROS layer, by file.
     sections: dict[str, list[Any]] = dataclasses.field(default_factory=dict)
     files: list[str] = dataclasses.field(default_factory=list)

@@ -571,6 +571,12 @@ class _Generator:
                 'propertyNames': {'pattern': '^[A-Za-z_][A-Za-z0-9_]*$'},
                 'additionalProperties': _ref('literal'),
             },
+            'persistent': {
+                'type': 'array',
+                'description': ('blackboard keys the executive saves after each tick that '
+                                'writes one and restores after a restart (state_file)'),
+                'items': {'type': 'string', 'pattern': '^[A-Za-z_][A-Za-z0-9_]*$'},
+            },
             'description': {'description': 'what the file is for'},
         }
         for section in self.registry.sections:

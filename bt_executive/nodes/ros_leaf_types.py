@@ -32,12 +32,13 @@ SERVER_TIMEOUT = 10.0
 _SERVER = (
     Param('server_timeout', ParamType.FLOAT,
           'seconds to wait for the server (DDS discovery of a new process takes up to ~3 s) '
-          'before FAILURE', default=SERVER_TIMEOUT, minimum=0.0),
+          'before FAILURE; at least as many seconds of wall time under a fast sim clock',
+          default=SERVER_TIMEOUT, minimum=0.0),
     Param('server_lost_timeout', ParamType.FLOAT,
           'seconds the server may be gone from the ROS graph while a goal or request is in '
           'flight before FAILURE '
-          '(DDS drops a crashed server after its lease: 20 s with Fast DDS defaults)',
-          default=1.0, minimum=0.0),
+          '(DDS drops a crashed server after its lease: 20 s with Fast DDS defaults); at '
+          'least as many seconds of wall time', default=1.0, minimum=0.0),
 )
 #: The back-off of the leaves that send goals or requests (bt_executive/ros/leaves/backoff.py).
 _BACKOFF = (
@@ -77,8 +78,8 @@ ACTION = NodeType(
               default=0.0, minimum=0.0),
         Param('answer_timeout', ParamType.FLOAT,
               'seconds the server may take to accept or reject the goal before FAILURE '
-              '(a lost answer leaves the goal unknown: it is cancelled by its id); '
-              '0 waits forever', default=10.0, minimum=0.0),
+              '(a lost answer leaves the goal unknown: it is cancelled by its id); at least '
+              'as many seconds of wall time; 0 waits forever', default=10.0, minimum=0.0),
         *_BACKOFF,
     ),
     ros=True,

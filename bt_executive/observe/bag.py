@@ -12,8 +12,7 @@ metadata (``offered_qos_profiles``, as rosbag2 writes it), so the file is a rosb
 starts as a late joiner would: with the last message of every latched topic again and the
 last 100 deltas (the delta topic's history: the chain from the latched snapshot, which the
 executive publishes in full only now and then), so each replays on its own.
-It flushes a chunk at least every ``flush_period`` seconds: a process killed outright
-loses at most that much. With ``foxglove``, each file ``run.mcap`` gets a companion
+With ``foxglove``, each file ``run.mcap`` gets a companion
 ``run.foxglove.mcap`` with the Foxglove channels the live bridge serves
 (:mod:`bt_executive.observe.foxglove`: JSON with JSON schemas). They are not in the bag
 itself: rosbag2's reader refuses a bag whose topics mix serialisation formats (``cdr``
@@ -24,6 +23,17 @@ topics, or a rosbag2 directory: its ``metadata.yaml`` and MCAP files) back with 
 ``mcap`` reader and ``mcap-ros2-support``'s decoder; a file that was not finalised (the
 recorder was killed) is read up to where it was cut and reported as such
 (:attr:`Bag.truncated`), never as a traceback.
+
+Crash guarantee: every file is written through :class:`WriteThrough` (each MCAP record
+goes to the OS whole, with one ``write``), and the chunk in progress is written at least
+every ``flush_period`` seconds (:meth:`BagWriter.flush_due`; the executive calls it from a
+timer), so a process killed outright (SIGKILL, a segfault, the OOM killer) leaves a file
+that ends at a record boundary and loses only the chunk in progress: at most
+``flush_period`` seconds of messages and never more than :data:`CHUNK_SIZE` bytes of them
+(a chunk is written when it reaches that size). Such a file has no summary and no footer;
+:func:`read_bag` reads it (and says it was cut off), and :func:`recover` writes a
+finalised copy that every MCAP and rosbag2 reader opens (``bt-executive record
+--recover``). A new :class:`BagWriter` renames such a file instead of overwriting it.
 """
 
 from __future__ import annotations
@@ -34,11 +44,12 @@ import os
 import pathlib
 import struct
 import time
-from typing import Any, BinaryIO, Callable, Iterable, Optional
+from typing import Any, BinaryIO, Callable, cast, IO, Iterable, Optional
 
 from bt_executive.observe.foxglove import FoxgloveMessage, FoxgloveView
 from mcap.exceptions import McapError
-from mcap.records import Channel, Footer, Header, Message, Schema
+from mcap.records import (Attachment, Channel, DataEnd, Footer, Header, Message, Metadata,
+                          Schema)
 from mcap.stream_reader import StreamReader
 from mcap.writer import CompressionType, Writer
 from mcap_ros2.decoder import DecoderFactory
@@ -51,6 +62,13 @@ TOPICS = {'snapshot': True, 'snapshot_delta': False, 'events': False, 'status': 
 #: Topics (under the executive's node) whose last messages each split starts with, beyond
 #: the latched ones: the deltas' history (what a late joiner gets).
 KEPT = {'snapshot_delta': 100}
+#: Uncompressed bytes of messages a chunk collects before it is written: with
+#: ``flush_period`` the bound on what a process killed outright loses.
+CHUNK_SIZE = 256 * 1024
+#: The MCAP magic (start and end of a file).
+MAGIC = b'\x89MCAP0\r\n'
+#: Bytes of a Footer record (opcode, length, summary start, summary offset start, CRC).
+_FOOTER_SIZE = 1 + 8 + 8 + 8 + 4
 #: rosbag2's ``offered_qos_profiles`` (reliable; transient local; keep last ``depth``).
 _QOS = ('- history: 1\n  depth: {depth}\n  reliability: 1\n  durability: 1\n'
         '  deadline:\n    sec: 2147483647\n    nsec: 4294967295\n'
@@ -78,6 +96,45 @@ def string_text(data: bytes) -> Optional[str]:
         return None
 
 
+class WriteThrough:
+    """A file opened for writing whose every ``write`` goes to the OS at once, whole.
+
+    The ``mcap`` writer puts each record together in memory and writes it with one call;
+    through this file a process killed outright leaves only whole records behind, where a
+    buffered file (or ``open(..., buffering=0)``, which the writer wraps in a buffer
+    again) leaves whatever part of its buffer had gone out. Not an ``io`` class on purpose.
+    """
+
+    def __init__(self, path: str) -> None:
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+        self._position = 0
+
+    def write(self, data: bytes) -> int:
+        """Write all of ``data`` (a short write is continued)."""
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view):]
+        self._position += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        """Return the bytes written so far."""
+        return self._position
+
+    def flush(self) -> None:
+        """Do nothing: nothing is held back."""
+
+    def as_file(self) -> IO[bytes]:
+        """Return this object typed as a file for the ``mcap`` writer (write, tell, flush)."""
+        return cast(IO[bytes], self)
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
+
+
 def foxglove_name(path: str) -> str:
     """Return the Foxglove companion of a recording (``run.mcap`` -> ``run.foxglove.mcap``)."""
     target = pathlib.Path(path)
@@ -94,8 +151,8 @@ class FoxgloveFile:
 
     def __init__(self, path: str, metadata: Optional[dict[str, str]] = None) -> None:
         self.path = path
-        self._stream: Optional[BinaryIO] = open(path, 'wb')
-        self._writer: Optional[Writer] = Writer(self._stream, chunk_size=256 * 1024,
+        self._stream: Optional[WriteThrough] = WriteThrough(path)  # see CHUNK_SIZE
+        self._writer: Optional[Writer] = Writer(self._stream.as_file(), chunk_size=CHUNK_SIZE,
                                                 compression=CompressionType.ZSTD)
         self._writer.start(profile='', library='bt_executive')
         if metadata:
@@ -189,6 +246,8 @@ class BagWriter:
         self.foxglove_files: list[str] = []
         #: messages written to the Foxglove companions
         self.foxglove_messages = 0
+        #: (name, new name) of files a killed run left unfinalised where this one writes
+        self.set_aside: list[tuple[str, str]] = []
         self._views: dict[str, FoxgloveView] = {}
         self._fox: Optional[FoxgloveFile] = None
         self._kept = {topic: int(latched) for topic, latched in self.topics.items()}
@@ -196,7 +255,7 @@ class BagWriter:
         self._latest: dict[str, collections.deque[tuple[bytes, int]]] = {
             topic: collections.deque(maxlen=count)
             for topic, count in self._kept.items() if count > 0}
-        self._stream: Optional[BinaryIO] = None
+        self._stream: Optional[WriteThrough] = None
         self._writer: Optional[Writer] = None
         self._channels: dict[str, int] = {}
         self._file_started = 0.0
@@ -207,9 +266,13 @@ class BagWriter:
         name = split_name(self.path, len(self.files)) if self.rotating else self.path
         directory = os.path.dirname(os.path.abspath(name))
         os.makedirs(directory, exist_ok=True)
-        self._stream = open(name, 'wb')
+        self._set_aside(name)
+        if self.foxglove:
+            self._set_aside(foxglove_name(name))
+        self._stream = WriteThrough(name)  # a kill cuts no record
         self.files.append(name)
-        writer = Writer(self._stream, chunk_size=256 * 1024, compression=CompressionType.ZSTD)
+        writer = Writer(self._stream.as_file(), chunk_size=CHUNK_SIZE,
+                        compression=CompressionType.ZSTD)
         writer.start(profile='ros2', library='bt_executive')
         schema = writer.register_schema(STRING_TYPE, 'ros2msg', STRING_DEFINITION)
         self._channels = {}
@@ -232,6 +295,23 @@ class BagWriter:
         for topic, latest in self._latest.items():
             for data, stamp in latest:
                 self._add(topic, data, stamp)
+
+    def _set_aside(self, name: str) -> None:
+        """Rename a file left unfinalised at ``name`` (a killed run) instead of overwriting it.
+
+        A respawned executive recording to the same name would otherwise erase the
+        recording of the run that died; it becomes ``run.unfinished.mcap`` (``-1``,
+        ``-2`` ... when taken), for ``bt-executive record --recover``.
+        """
+        if not os.path.isfile(name) or os.path.getsize(name) == 0 or finalised(name):
+            return
+        stem, suffix = os.path.splitext(name)
+        target, number = f'{stem}.unfinished{suffix}', 0
+        while os.path.exists(target):
+            number += 1
+            target = f'{stem}.unfinished-{number}{suffix}'
+        os.replace(name, target)
+        self.set_aside.append((name, target))
 
     def file_size(self) -> int:
         """Return the bytes written to the current file so far (flushed chunks)."""
@@ -468,7 +548,7 @@ def _read_file(path: str, bag: Bag, wanted: Optional[set[str]], times: list[int]
         raise BagError(f'{path}: cannot open: {error.strerror or error}') from None
     with stream:
         size = os.fstat(stream.fileno()).st_size
-        if size < 8 or stream.read(8) != b'\x89MCAP0\r\n':
+        if size < 8 or stream.read(8) != MAGIC:
             raise BagError(f'{path}: not an MCAP file (no MCAP magic at the start)')
         stream.seek(0)
         factory = DecoderFactory()
@@ -531,6 +611,123 @@ def _read_message(record: Message, by_id: dict[int, Any], schemas: dict[int, Any
     times.append(record.log_time)
 
 
-__all__ = ['Bag', 'BagError', 'BagMessage', 'BagWriter', 'FoxgloveFile', 'KEPT', 'MIN_SPLIT',
-           'STRING_DEFINITION', 'STRING_TYPE', 'TOPICS', 'bag_files', 'foxglove_name',
-           'read_bag', 'split_name', 'string_cdr', 'string_text']
+def finalised(path: str) -> bool:
+    """Tell whether the MCAP file ``path`` ends with a footer and the closing magic.
+
+    A file that does not (a recorder killed outright) is what :func:`recover` repairs.
+    """
+    try:
+        with open(path, 'rb') as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size < 2 * len(MAGIC) + _FOOTER_SIZE:
+                return False
+            stream.seek(size - len(MAGIC) - _FOOTER_SIZE)
+            tail = stream.read()
+    except OSError:
+        return False
+    return tail[0] == 0x02 and tail.endswith(MAGIC)  # 0x02: the Footer opcode
+
+
+@dataclasses.dataclass
+class Recovered:
+    """What :func:`recover` kept of a recording that was not finalised.
+
+    Attributes:
+        source: the file read
+        output: the finalised copy written
+        messages: messages copied (every message of every complete chunk)
+        kept_bytes: bytes of ``source`` that held complete records
+        lost_bytes: bytes after them (an unfinished record, usually the chunk being written)
+        reason: why the reading stopped there ('' when the file simply ended)
+    """
+
+    source: str
+    output: str
+    messages: int
+    kept_bytes: int
+    lost_bytes: int
+    reason: str = ''
+
+
+def recover(path: str, output: str) -> Recovered:
+    """Write a finalised copy of the MCAP file ``path`` (cut off by a kill) to ``output``.
+
+    Every complete record is copied in order (schemas, channels, metadata, attachments,
+    the messages of every chunk whose CRC holds); reading stops at the first record that
+    is cut off or damaged. The copy gets a summary, indexes and a footer, so the ``mcap``
+    library's default (seeking) reader and rosbag2 readers (``rosbags``, ``ros2 bag``)
+    open it. A finalised file is copied the same way.
+
+    Raises:
+        BagError: ``path`` cannot be read or is not MCAP; ``output`` cannot be written.
+    """
+    try:
+        stream = open(path, 'rb')
+    except OSError as error:
+        raise BagError(f'{path}: cannot open: {error.strerror or error}') from None
+    with stream:
+        size = os.fstat(stream.fileno()).st_size
+        if stream.read(len(MAGIC)) != MAGIC:
+            raise BagError(f'{path}: not an MCAP file (no MCAP magic at the start)')
+        stream.seek(0)
+        try:
+            target = open(output, 'wb')
+        except OSError as error:
+            raise BagError(f'{output}: cannot write: {error.strerror or error}') from None
+        with target:
+            result = _copy_records(stream, Writer(target, chunk_size=CHUNK_SIZE,
+                                                  compression=CompressionType.ZSTD))
+    kept, messages, reason = result
+    if kept == size:
+        reason = ''  # the file ended at a record boundary: nothing was cut
+    return Recovered(path, output, messages, kept, size - kept, reason)
+
+
+def _copy_records(stream: BinaryIO, writer: Writer) -> tuple[int, int, str]:
+    """Copy the complete records of ``stream`` to ``writer``; finish it.
+
+    Returns:
+        (bytes read that held complete records, messages copied, why the copy stopped)
+    """
+    schemas: dict[int, int] = {}
+    channels: dict[int, int] = {}
+    kept, messages, reason, started = len(MAGIC), 0, '', False
+    try:
+        for record in StreamReader(stream, record_size_limit=1 << 30,
+                                   validate_crcs=True).records:
+            if isinstance(record, Header):
+                writer.start(profile=record.profile, library=record.library)
+                started = True
+            elif isinstance(record, Schema) and record.id not in schemas:
+                schemas[record.id] = writer.register_schema(record.name, record.encoding,
+                                                            record.data)
+            elif isinstance(record, Channel) and record.id not in channels:
+                channels[record.id] = writer.register_channel(
+                    topic=record.topic, message_encoding=record.message_encoding,
+                    schema_id=schemas.get(record.schema_id, 0), metadata=record.metadata)
+            elif isinstance(record, Message) and record.channel_id in channels:
+                writer.add_message(channel_id=channels[record.channel_id],
+                                   log_time=record.log_time, data=record.data,
+                                   publish_time=record.publish_time, sequence=record.sequence)
+                messages += 1
+            elif isinstance(record, Metadata):
+                writer.add_metadata(record.name, record.metadata)
+            elif isinstance(record, Attachment):
+                writer.add_attachment(record.create_time, record.log_time, record.name,
+                                      record.media_type, record.data)
+            elif isinstance(record, (DataEnd, Footer)):
+                break  # the summary that follows is written anew
+            kept = stream.tell()  # the records of a chunk come once it was read whole
+    except Exception as error:  # noqa: B902 - a cut or damaged record (any decoder's error)
+        reason = str(error) or type(error).__name__
+    if not started:
+        writer.start(profile='', library='bt_executive')
+    writer.finish()  # type: ignore[no-untyped-call]
+    return kept, messages, reason
+
+
+__all__ = ['Bag', 'BagError', 'BagMessage', 'BagWriter', 'CHUNK_SIZE', 'FoxgloveFile', 'KEPT',
+           'MAGIC', 'MIN_SPLIT', 'Recovered', 'STRING_DEFINITION', 'STRING_TYPE', 'TOPICS',
+           'WriteThrough',
+           'bag_files', 'finalised', 'foxglove_name', 'read_bag', 'recover', 'split_name',
+           'string_cdr', 'string_text']

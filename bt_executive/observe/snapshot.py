@@ -22,7 +22,7 @@ from json.encoder import encode_basestring_ascii
 import math
 import pathlib
 import time
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 import uuid
 
 from bt_executive.core.builder import blackboard_lookup
@@ -91,6 +91,29 @@ def failure_reason(root: py_trees.behaviour.Behaviour, *,
                    ident: Callable[[Any], str] = node_name) -> str:
     """Summarise why the tree failed: the deepest failing node and its reason."""
     return reason_of(failure_chain(root, ident=ident))
+
+
+#: The values of :func:`executive_state` (``~/status`` ``state``).
+EXECUTIVE_STATES = ('running', 'paused', 'terminated', 'stopped', 'idle')
+
+
+def executive_state(info: Mapping[str, Any]) -> str:
+    """Return what the executive is doing, in the word an operator reads.
+
+    ``info`` holds ``running``, ``paused`` and ``terminated`` (and ``tree``, when known)
+    as ``~/status`` and the snapshot's ``executive`` block say them. ``root_status`` is
+    the root's status *of the last tick* and stays RUNNING while a halted tree waits; this
+    says why nothing ticks: ``idle`` (no tree: an idle executive), ``terminated`` (a
+    ``Terminate`` node ended the tree), ``paused`` (``~/pause``), ``running`` (being
+    ticked), else ``stopped`` (halted: an inactive lifecycle node, an ended goal).
+    """
+    if 'tree' in info and info['tree'] is None:
+        return 'idle'
+    if info.get('terminated'):
+        return 'terminated'
+    if info.get('paused'):
+        return 'paused'
+    return 'running' if info.get('running') else 'stopped'
 
 
 def plain_json(value: Any, *, convert: Optional[Callable[[Any], Any]] = None) -> Any:
@@ -465,6 +488,7 @@ def load_schema() -> dict[str, Any]:
     return schema
 
 
-__all__ = ['ALL_KEYS', 'EVENTS_SCHEMA', 'SCHEMA', 'SCHEMA_FILE', 'SnapshotBuilder',
-           'active_path', 'failure_chain', 'failure_reason', 'load_schema',
-           'new_session', 'node_name', 'plain_json', 'reason_of', 'spec_params', 'to_json']
+__all__ = ['ALL_KEYS', 'EVENTS_SCHEMA', 'EXECUTIVE_STATES', 'SCHEMA', 'SCHEMA_FILE',
+           'SnapshotBuilder', 'active_path', 'executive_state', 'failure_chain',
+           'failure_reason', 'load_schema', 'new_session', 'node_name', 'plain_json',
+           'reason_of', 'spec_params', 'to_json']

@@ -34,9 +34,11 @@ from typing import Any, Callable, Optional
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
 from bt_executive.nodes.plugins import installed_registry
+from bt_executive.observe.checkpoint import Checkpointer, read_state, tree_hash
 from bt_executive.observe.debugger import DebugController, DebugNote, DebugRefused
 from bt_executive.observe.record import TickRecord
-from bt_executive.observe.snapshot import new_session, plain_json, SnapshotBuilder
+from bt_executive.observe.snapshot import executive_state, new_session, plain_json, \
+    SnapshotBuilder
 from bt_executive.ros import entities, interfaces, leaves
 from bt_executive.ros.blackboards import BlackboardSpace
 from bt_executive.ros.debug_services import DebugServices
@@ -151,6 +153,9 @@ class ExecutiveCore:
         #: the debugger of the running tree revision (None: the 'debug' parameter is off)
         self.debugger: Optional[DebugController] = None
         self._sent = False
+        #: writes the persistent keys to state_file (None: no state file or no such keys)
+        self.checkpointer: Optional[Checkpointer] = None
+        self._may_restore = True  # the first tree of the process may resume a state file
         with self._board:
             self._make(registry)
 
@@ -461,6 +466,7 @@ class ExecutiveCore:
         self.typed.on_install(new)  # the typed transitions; a goal whose tree was replaced
         self._timed = new.timed()
         self._new_debugger(new)
+        self._persist(new)
         new.feed.watch(new.readers(), self.request_tick_now,
                        wanted=lambda: self.ticker.event_driven)
 
@@ -516,6 +522,39 @@ class ExecutiveCore:
             return {'enabled': self.debug_enabled}
         assert self.host is not None
         return {'enabled': True, 'tick': self.host.tick_count, **self.debugger.state()}
+
+    def _persist(self, new: LoadedTree) -> None:
+        """Restore the state file into a new tree's blackboard (at start), then checkpoint.
+
+        Only the first tree of the process resumes: a swap or a reload starts the new
+        tree from its own blackboard, and the next checkpoint makes the file its own.
+        """
+        if self.checkpointer is not None:  # the tree before a swap (its blackboard is gone)
+            self.checkpointer.close(flush=False)
+        self.checkpointer = None
+        path = self.param('state_file')
+        keys = {*new.document.persistent, *(k for k in self.param('persistent_keys') if k)}
+        may_restore, self._may_restore = self._may_restore, False
+        if not path or not keys:
+            return
+        content = tree_hash(new.name, new.document.files)
+        if may_restore and self.param('resume'):
+            found = read_state(path, tree=new.name, tree_hash=content, keys=keys)
+            storage = self.blackboard_storage()
+            for key, value in found.values.items():
+                storage['/' + key] = value
+            (self.logger.info if found.restored or 'none yet' in found.message
+             else self.logger.warning)(found.message)
+        elif may_restore:
+            self.logger.info(f'state file {path}: resume is false, starting fresh')
+        self.checkpointer = checkpointer = Checkpointer(
+            path, keys, tree=new.name, tree_hash=content, storage=self.blackboard_storage,
+            min_interval=self.param('checkpoint_interval'), log_error=self.logger.error,
+            background=True)
+        new.runner.add_observer(checkpointer)
+        seconds = self.now_seconds
+        self._timed.append(lambda: None if checkpointer.due_in() is None
+                           else seconds() + checkpointer.due_in())  # type: ignore[operator]
 
     # ---- ticking ------------------------------------------------------------------
 
@@ -592,6 +631,7 @@ class ExecutiveCore:
             }
         if self._status_extra is not None:
             status.update(self._status_extra())
+        status['state'] = executive_state(status)  # what an operator reads
         return status
 
     def _blackboard_selection(self) -> dict[str, Any]:
@@ -675,6 +715,8 @@ class ExecutiveCore:
         with self._board:
             if not self.host.reset():
                 return 'no tree loaded'
+            if self.checkpointer is not None:  # the initial values are the state now
+                self.checkpointer.mark()
             self.publish_status(force=True)
             self.request_tick('reset')
         return 'reset'
@@ -747,6 +789,8 @@ class ExecutiveCore:
                     except Exception as error:  # noqa: B902 - e.g. called from a callback
                         self.logger.warning(f'could not wait for goal cancels: {error}')
                 host.release_all()
+            if self.checkpointer is not None:  # a write held back or not yet on disk
+                self.checkpointer.close()
             self.ticker.destroy()
             self.ticker = IdleTicker()
             self.typed.close()  # the node has left the executor: the action server goes

@@ -72,7 +72,8 @@ examples:
 _EPILOGUE = """
 exit status: 0 after a normal end or a signal (every tree is halted and its goals are
 cancelled first, the cancels of all executives awaited together), 1 when a tree file
-given at start is invalid or a goal cancel was not acknowledged within shutdown_timeout.
+given at start is invalid or a goal cancel was not acknowledged within shutdown_timeout,
+2 for a bad parameter value.
 """
 
 

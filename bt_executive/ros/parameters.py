@@ -78,6 +78,15 @@ PARAMETERS: dict[str, tuple[Any, str, Optional[tuple[float, float]], bool]] = {
     'debug': (False, 'allow debugging the live tree through ~/debug/... (breakpoints, '
               'stepping, substituted results, blackboard edits; docs/debugging.md); off: '
               'every debug request is refused', None, True),
+    'state_file': ('', "the state file of the persistent blackboard keys ('' = off): written "
+                   'after each tick that wrote one, restored at start when it belongs to the '
+                   'same tree (README: Crash and resume)', None, True),
+    'persistent_keys': ([''], "blackboard keys persisted besides the tree file's "
+                        "'persistent' ones", None, True),
+    'resume': (True, 'restore the state file at start (false: start fresh; the file is '
+               'overwritten by the next checkpoint)', None, True),
+    'checkpoint_interval': (0.1, 'seconds between two writes of the state file at least (a '
+                            'write held back goes out after it)', (0.0, 60.0), True),
     **BACKOFF_PARAMETERS,  # backoff, backoff_max: failing ROS leaves wait before resending
 }
 

@@ -123,6 +123,9 @@ def run(*, output: str = 'run.mcap', namespace: str = '', node: str = DEFAULT_NO
     except OSError as error:
         print(f'bt-executive record: cannot write {output}: {error}', file=sys.stderr)
         return 1
+    for name, moved in writer.set_aside:
+        print(f'bt-executive record: {name} was not finalised (its recorder was killed?): '
+              f'kept as {moved} (--recover {moved} finalises it)', file=sys.stderr)
     stop: list[int] = []
     previous = {signum: signal.signal(signum, lambda signum, _: stop.append(signum))
                 for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}

@@ -69,10 +69,13 @@ class Recording:
         max_size: bytes per split (0 = one file)
         foxglove: also write the Foxglove companion ``run.foxglove.mcap``
         logger: the node's logger
+        node: when given, a steady timer on it writes the chunk in progress every
+            ``flush_period`` seconds even when nothing is published, so a kill loses at
+            most that much (docs/recording.md, crash guarantees)
     """
 
     def __init__(self, path: str, prefix: str, *, max_size: int, foxglove: bool,
-                 logger: Any) -> None:
+                 logger: Any, node: Any = None) -> None:
         from bt_executive.observe.bag import BagWriter, KEPT, TOPICS
         self._logger = logger
         self.bag: Optional[Any] = BagWriter(
@@ -80,6 +83,25 @@ class Recording:
             kept={f'{prefix}/{name}': n for name, n in KEPT.items()}, max_size=max_size,
             foxglove=foxglove, metadata={'node': prefix, 'recorded_by': 'the executive'})
         logger.info(f'recording {", ".join(f"{prefix}/{name}" for name in TOPICS)} to {path}')
+        for name, moved in self.bag.set_aside:
+            logger.warning(f'{name} was not finalised (its executive was killed?): kept as '
+                           f'{moved} (bt-executive record --recover {moved} finalises it)')
+        self._node = node
+        self._timer: Any = None
+        if node is not None:
+            from rclpy.clock import Clock, ClockType
+            self._timer = node.create_timer(self.bag.flush_period, self.flush_due,
+                                            clock=Clock(clock_type=ClockType.STEADY_TIME))
+
+    def flush_due(self) -> None:
+        """Write the chunk in progress if ``flush_period`` passed since the last write."""
+        if self.bag is None:
+            return
+        try:
+            self.bag.flush_due()
+        except OSError as error:
+            self._logger.error(f'recording stopped: {error}')
+            self.bag = None
 
     def put(self, topic: str, text: str) -> None:
         """Write one message (a full disk stops the recording; the executive runs on)."""
@@ -93,6 +115,9 @@ class Recording:
 
     def close(self) -> None:
         """Finalise the recording (idempotent)."""
+        if self._timer is not None:
+            timer, self._timer = self._timer, None
+            self._node.destroy_timer(timer)
         if self.bag is None:
             return
         bag, self.bag = self.bag, None
@@ -164,7 +189,7 @@ def open_outputs(node: Any, values: dict[str, Any]) -> list[Any]:
         outputs.append(Recording(values['record_file'], prefix,
                                  max_size=int(values.get('record_max_size', 0)),
                                  foxglove=bool(values.get('record_foxglove', True)),
-                                 logger=logger))
+                                 logger=logger, node=node))
     if values.get('foxglove_port'):
         foxglove = FoxgloveOutput.start(prefix, address=values.get('foxglove_address', ''),
                                         port=int(values['foxglove_port']), logger=logger)

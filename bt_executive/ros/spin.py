@@ -8,12 +8,14 @@ import gc
 import inspect
 import math
 import os
+import select
 import signal
 import threading
 import time
 import traceback
 from typing import Any, Callable, Mapping, Optional
 
+from bt_executive.ros.exit_guard import STOP_SIGNALS
 from bt_executive.ros.memory import trim_heap
 from rclpy.executors import SingleThreadedExecutor
 
@@ -174,37 +176,51 @@ class SignalWaker:
     Python runs signal handlers only between bytecodes, never while ``spin_once`` waits
     in C. ``signal.set_wakeup_fd`` makes the interpreter write each signal to a pipe at
     once; a thread reading the pipe wakes the executor, which ends the wait, and the
-    handler runs as ``spin_once`` returns.
+    handler runs as ``spin_once`` returns. With ``source``, the thread reads that pipe
+    instead: the exit guard's, which holds the wakeup fd and forwards the signals
+    (ros/exit_guard.py). ``on_stop`` is called from the thread on SIGINT, SIGTERM and
+    SIGHUP: the handler itself runs only when the main thread runs Python code, which a
+    callback blocked in a wait may never do again.
     """
 
-    def __init__(self, executor: Any) -> None:
+    def __init__(self, executor: Any, source: Optional[int] = None,
+                 on_stop: Optional[Callable[[], None]] = None) -> None:
         self._executor = executor
-        self._read, self._write = os.pipe()
-        os.set_blocking(self._write, False)
-        self._previous = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+        self._on_stop = on_stop
+        self._stop_read, self._stop_write = os.pipe()  # close() ends the thread through it
+        self._previous: Optional[int] = None
+        self._own: tuple[int, ...] = ()
+        if source is None:
+            self._read, write = os.pipe()
+            os.set_blocking(write, False)
+            self._previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+            self._own = (self._read, write)
+        else:  # the exit guard holds the wakeup fd and forwards the signals (exit_guard.py)
+            self._read = source
         self._thread = threading.Thread(target=self._run, name='signal-waker', daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while True:
             try:
-                data = os.read(self._read, 64)
+                ready, _, _ = select.select([self._read, self._stop_read], [], [])
+                data = b'' if self._stop_read in ready else os.read(self._read, 64)
             except OSError:
                 return
             if not data:
                 return
-            if data.strip(b'\xff'):  # signal numbers
-                self._executor.wake()
-            if b'\xff' in data:  # close() asks the thread to end
-                return
+            self._executor.wake()  # signal numbers came
+            if self._on_stop is not None and any(number in STOP_SIGNALS for number in data):
+                self._on_stop()
 
     def close(self) -> None:
         """Restore the previous wakeup fd and end the thread."""
-        signal.set_wakeup_fd(self._previous)
-        os.write(self._write, b'\xff')
+        if self._previous is not None:
+            signal.set_wakeup_fd(self._previous)
+        os.write(self._stop_write, b'x')
         self._thread.join(timeout=1.0)
-        os.close(self._read)
-        os.close(self._write)
+        for fd in (*self._own, self._stop_read, self._stop_write):
+            os.close(fd)
 
 
 class StartInterrupted(BaseException):

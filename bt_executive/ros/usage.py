@@ -13,6 +13,9 @@ import sys
 import textwrap
 from typing import Any, Mapping, Optional, Sequence, TextIO
 
+from bt_executive.ros.exit_guard import GUARD_MARGIN
+from bt_executive.ros.watchdog import CLEANUP_TIMEOUT
+
 #: ``name -> (default, description, (lowest, highest) or None, read-only)``
 ParameterTable = Mapping[str, tuple[Any, str, Optional[tuple[float, float]], bool]]
 
@@ -34,10 +37,22 @@ examples:
 """
 
 _EPILOGUE = """
-exit status: 0 after a normal end, 1 when the tree file given at start is invalid (every
-error is logged as file:line:col: node path: what was expected), 128 + N when stopped by
-signal N (SIGINT, SIGTERM, SIGHUP: the tree is halted and its goals cancelled first).
+exit status: 0 after a stop by SIGINT, SIGTERM or SIGHUP (the tree is halted and its
+goal cancels acknowledged first, as ROS nodes do: ros2 launch reports no death) or a ROS
+shutdown, and after --help; 1 when the tree file given at start is invalid (every error
+is logged as file:line:col: node path: what was expected) or a goal cancel was not
+acknowledged within shutdown_timeout; 2 for a bad parameter value.
 """
+
+#: The end of every executive program's exit status text (``executive``,
+#: ``fleet_executive``, ``lifecycle_executive``: they all stop through ros/serve.py), so
+#: ``--help``, the README and the code say one thing (test_executive_errors.py).
+HUNG_EXIT = textwrap.fill(
+    'a stop that hangs ends anyway: status 1 from the exit watchdog, shutdown_timeout + '
+    f"{CLEANUP_TIMEOUT:g} s after the signal (every thread's stack on stderr), or, when "
+    'even that cannot run (a callback stuck in C code holding the GIL), SIGKILL from the '
+    f'exit guard at shutdown_timeout + {CLEANUP_TIMEOUT + GUARD_MARGIN:g} s (-9 in ros2 '
+    'launch, 137 in a shell).', width=88)
 
 
 def help_text(parameters: ParameterTable, *, usage: str = _USAGE,
@@ -54,7 +69,7 @@ def help_text(parameters: ParameterTable, *, usage: str = _USAGE,
         lines.append(textwrap.fill(f'{description} ({", ".join(notes)})', width=88,
                                    initial_indent=f'  {name:<{width}}  ',
                                    subsequent_indent=' ' * (width + 4)))
-    return '\n'.join(lines) + '\n' + epilogue
+    return '\n'.join(lines) + '\n' + epilogue + HUNG_EXIT + '\n'
 
 
 def _yaml(value: Any) -> str:

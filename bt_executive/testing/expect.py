@@ -68,6 +68,17 @@ class Checker:
         self._nodes: dict[tuple[int, str], Any] = {}
         self._last: dict[int, str] = {}
 
+    def follow(self, tree: Any) -> None:
+        """Check the status expectations on ``tree`` from now on (an operator's swap).
+
+        A node the new tree does not have is a failure of the scenario.
+        """
+        self.tree = tree
+        self._nodes = {}
+        for problem in self.resolve():
+            self.failures.append(f'{problem.location}: after the swap to '
+                                 f"'{tree.name}': {problem.message}")
+
     # ---- before the run ---------------------------------------------------------------
 
     def resolve(self) -> list[Diagnostic]:
@@ -169,8 +180,10 @@ class Checker:
         if item.kind == 'status':
             wrong = []
             for name, status in item.values.items():
-                behaviour = self._nodes[(number, name)]
-                if behaviour.status.name != status:
+                behaviour = self._nodes.get((number, name))
+                if behaviour is None:  # not in a tree swapped in (reported at the swap)
+                    wrong.append(f'{name} is not in the tree')
+                elif behaviour.status.name != status:
                     wrong.append(f'{self.tree.built.nodes.path(behaviour)} is '
                                  f'{behaviour.status.name}')
             return not wrong, '; '.join(wrong)

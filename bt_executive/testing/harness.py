@@ -27,6 +27,7 @@ happen in it, and the same steps every run.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import threading
 from typing import Any, Callable, Optional
@@ -39,7 +40,7 @@ from bt_executive.ros.executive import Executive
 from bt_executive.testing import expect
 from bt_executive.testing.coverage import Coverage, CoverageObserver
 from bt_executive.testing.peers import PEER_CLASSES, Recorder, Schedule
-from bt_executive.testing.spec import Scenario, seconds
+from bt_executive.testing.spec import Operation, Scenario, seconds
 from bt_executive.testing.substitute import Substituter
 import py_trees
 from py_trees.common import Status
@@ -263,19 +264,35 @@ class _Run:
             py_trees.blackboard.Blackboard.set('/' + key.lstrip('/'), value)
         self.checker = expect.Checker(self.scenario, tree, self)
         problems = self.checker.resolve()
-        if self.scenario.substitutes:
-            core = self.executive.core
-            debugger = core.debugger or DebugController(
-                tree.built, tree.runner, lookup=tree.feed.lookup,
-                storage=core.blackboard_storage)
-            self.substituter = Substituter(self.scenario.substitutes, tree, debugger,
-                                           self.schedule, self.ticker.request)
-            problems += self.substituter.resolve()
+        problems += self._substitute(tree)
         for name, msg_class in self.checker.published_types(problems).items():
             self.recorders[name] = Recorder(self.peer_node, name, msg_class, self.schedule)
         if problems:
             raise TreeError(sorted(problems, key=lambda p: (p.location.line,
                                                             p.location.column)))
+        self._watch(tree)
+        for operation in self.scenario.operations:
+            self.schedule.at(operation.at, functools.partial(self.operate, operation))
+        self.spin()
+
+    def _substitute(self, tree: Any) -> list[Diagnostic]:
+        """Give a tree (the first, a swapped-in one) the scenario's substitution rules.
+
+        They go through the debugger of the tree's revision: the executive's own when
+        ``debug`` is on, else one made here. Returns the patterns that match no node.
+        """
+        if not self.scenario.substitutes:
+            return []
+        core = self.executive.core
+        debugger = core.debugger or DebugController(
+            tree.built, tree.runner, lookup=tree.feed.lookup, storage=core.blackboard_storage)
+        assert self.ticker is not None
+        self.substituter = Substituter(self.scenario.substitutes, tree, debugger,
+                                       self.schedule, self.ticker.request)
+        return self.substituter.resolve()
+
+    def _watch(self, tree: Any) -> None:
+        """Trace a tree's ticks and count its coverage (the first tree, a swapped-in one)."""
         self._order = {ident: index for index, (_, ident, _, _)
                        in enumerate(tree.runner.tracker.order)}
         tree.runner.add_observer(self)
@@ -287,7 +304,32 @@ class _Run:
             tree.runner.add_observer(CoverageObserver(
                 self.coverage, tree, self.scenario,
                 skip=None if substituter is None else lambda: substituter.substituted))
-        self.spin()
+
+    def operate(self, operation: Operation) -> None:
+        """Do what the operator does at this step, through the executive's own controls."""
+        core = self.executive.core
+        self.trace(f'operator: {operation.do} {operation.tree}'.rstrip())
+        before = self.executive.host.tree
+        if operation.do == 'swap':
+            result = self.executive.set_parameters(
+                [Parameter('tree_file', value=operation.tree)])[0]
+            if not result.successful:
+                raise TreeError.single(operation.loc, f'swap refused: {result.reason}')
+        elif operation.do == 'deactivate':  # the lifecycle's transition of the tree
+            core.hold('deactivated')
+        elif operation.do == 'activate':
+            core.start_ticking()
+            core.use_ticker(self.ticker)  # start_ticking made a real one: the harness ticks
+            core.request_tick('activate')
+        else:
+            getattr(core, operation.do)()
+        tree = self.executive.host.tree
+        if tree is not None and tree is not before:  # a swap or a reload
+            self.checker.follow(tree)
+            problems = self._substitute(tree)  # the rules are the scenario's: they follow
+            if problems:
+                raise TreeError(problems)
+            self._watch(tree)
 
     # ---- spinning and time --------------------------------------------------------------
 

@@ -119,6 +119,28 @@ class Expectation:
     text: str = ''
 
 
+#: What an operator does to the executive in a scenario (``operator:``).
+OPERATIONS = ('pause', 'resume', 'reset', 'reload', 'swap', 'deactivate', 'activate')
+
+
+@dataclasses.dataclass
+class Operation:
+    """An operator's action on the executive at a time of the scenario.
+
+    Attributes:
+        at: when (ns of simulated time from the start)
+        do: one of :data:`OPERATIONS` (``deactivate``/``activate``: the lifecycle's
+            transitions of the tree: halted with its goals cancelled, then ticked again)
+        tree: for ``swap``: the tree file set as ``tree_file`` (resolved)
+        loc: where it is written
+    """
+
+    at: int
+    do: str
+    loc: SourceLocation
+    tree: str = ''
+
+
 @dataclasses.dataclass
 class Substitute:
     """A substitution rule: the nodes whose path matches ``pattern`` take ``status``.
@@ -162,6 +184,8 @@ class Scenario:
     expectations: list[Expectation]
     #: end the run at the first failed expectation (mutation runs: one failure decides)
     stop_at_first_failure: bool = False
+    #: what an operator does, in time order
+    operations: list[Operation] = dataclasses.field(default_factory=list)
     #: substitution rules, the first that matches a node applies to it
     substitutes: list[Substitute] = dataclasses.field(default_factory=list)
 
@@ -274,7 +298,7 @@ def _suggest(word: str, choices: tuple[str, ...]) -> str:
 _FILE_KEYS = ('tree', 'tree_name', 'parameters', 'peers', 'substitute', 'substitute_file',
               'scenarios', 'mutation')
 _SCENARIO_KEYS = ('tree', 'tree_name', 'parameters', 'duration', 'peers', 'substitute',
-                  'substitute_file', 'blackboard', 'expect')
+                  'substitute_file', 'blackboard', 'operator', 'expect')
 _PEER_KINDS = ('action', 'service', 'topic_action', 'publish')
 
 
@@ -385,9 +409,43 @@ def _scenario(reader: _Reader, name: str, loc: SourceLocation, node: YNode, top:
             reader.error(blackboard_node, f'{what}: blackboard: expected a mapping of keys to '
                          f'values, got {blackboard_node.kind}')
     expectations = _expectations(reader, body.get('expect'), peers, duration)
+    operations = _operations(reader, body.get('operator'), base)
     return Scenario(name=name, file=path, loc=loc, tree_file=tree_file, tree_name=tree_name,
                     duration=duration, parameters=parameters, peers=peers,
-                    blackboard=blackboard, expectations=expectations)
+                    blackboard=blackboard, expectations=expectations, operations=operations)
+
+
+def _operations(reader: _Reader, node: Optional[YNode], base: str) -> list[Operation]:
+    """Read ``operator: [{at: 30, do: reset}, {at: 40, do: swap, tree: other.yaml}]``."""
+    if node is None:
+        return []
+    if not isinstance(node, YSeq):
+        reader.error(node, f'operator: expected a list of actions, got {node.kind}')
+        return []
+    operations = []
+    for item in node:
+        body = reader.mapping(item, 'operator', ('at', 'do', 'tree'), ('at', 'do'))
+        if body is None:
+            continue
+        at = ns(reader.number(body.get('at'), 'operator: at'))
+        do = reader.string(body.get('do'), 'operator: do')
+        if do and do not in OPERATIONS:
+            reader.error(body.get('do'), f"operator: unknown action '{do}'"
+                         f'{_suggest(do, OPERATIONS)} (expected one of '
+                         f"{', '.join(OPERATIONS)})")
+            continue
+        tree_node = body.get('tree')
+        tree = ''
+        if (do == 'swap') != (tree_node is not None):
+            reader.error(tree_node or body, "operator: 'tree' goes with 'do: swap', and only "
+                         'there (the file swapped in)')
+        elif tree_node is not None:
+            tree = os.path.normpath(os.path.join(base, reader.string(tree_node, 'tree')))
+            if not os.path.isfile(tree):
+                reader.error(tree_node, f"operator: tree: no file '{tree}'")
+        if do:
+            operations.append(Operation(at=at, do=do, loc=item.loc, tree=tree))
+    return sorted(operations, key=lambda operation: operation.at)
 
 
 # ---- peers -----------------------------------------------------------------------------

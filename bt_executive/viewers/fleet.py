@@ -34,7 +34,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from bt_executive.observe.snapshot import to_json
+from bt_executive.observe.snapshot import executive_state, to_json
 from bt_executive.ros.listener import EVENTS_DEPTH, SnapshotListener, split_node_name
 from bt_executive.viewers.serving import serve_until_signal, ServedPage
 from bt_executive.viewers.webview import (DEFAULT_HOST, DEFAULT_PORT, SnapshotHub,
@@ -109,8 +109,7 @@ class _Executive:
             interval = ((status.get('timing') or {}).get('interval_ms') or {}).get('p50')
             rate = 1000.0 / interval if isinstance(interval, (int, float)) and interval else None
         state = 'offline' if not self.online else 'waiting' if self.status is None \
-            else 'terminated' if status.get('terminated') else 'paused' \
-            if status.get('paused') else 'running' if status.get('running') else 'stopped'
+            else status.get('state') or executive_state(status)  # older executives: no state
         return {
             'node': self.node,
             'namespace': self.namespace,

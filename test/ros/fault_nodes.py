@@ -18,6 +18,10 @@ plus:
 ``RaiseInCallback``
     subscribes in ``setup()`` to the std_msgs/Int32 ``topic``; the subscription callback
     raises ``RuntimeError('callback fault <data>')`` for every message; the node runs.
+``Stall``
+    its ``after``-th tick prints ``STALLED`` on stdout and never returns: with ``gil``
+    (the default) in C code that keeps the GIL (a deadlocked native call), else in a wait
+    that releases it (a callback blocked on a lock).
 
 Only Python is needed (no rclpy) but for ``RaiseInCallback``'s setup, so the core tests use
 them too.
@@ -26,6 +30,7 @@ them too.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import Any, Iterator, Optional
 
@@ -124,6 +129,27 @@ class RaiseInCallback(py_trees.behaviour.Behaviour):
         return Status.RUNNING
 
 
+class Stall(py_trees.behaviour.Behaviour):
+    """A leaf whose ``after``-th tick blocks for ever (see the module docstring)."""
+
+    def __init__(self, name: str, after: int, gil: bool) -> None:
+        super().__init__(name=name)
+        self.after = after
+        self.gil = gil
+        self.ticks = 0
+
+    def update(self) -> Status:
+        """Run, until the tick that blocks."""
+        self.ticks += 1
+        if self.ticks >= self.after:
+            from bt_executive.ros.exit_guard import block_holding_the_gil
+            print('STALLED', flush=True)
+            if self.gil:
+                block_holding_the_gil()
+            threading.Event().wait()
+        return Status.RUNNING
+
+
 def _raise(ctx: Any, name: str, params: Any, children: list) -> Raise:
     return Raise(name, params['message'], params['where'])
 
@@ -138,6 +164,10 @@ def _slow_setup(ctx: Any, name: str, params: Any, children: list) -> SlowSetup:
 
 def _raise_in_callback(ctx: Any, name: str, params: Any, children: list) -> RaiseInCallback:
     return RaiseInCallback(name, params['topic'])
+
+
+def _stall(ctx: Any, name: str, params: Any, children: list) -> Stall:
+    return Stall(name, params['after'], params['gil'])
 
 
 FAULT_TYPES = (
@@ -158,6 +188,11 @@ FAULT_TYPES = (
     NodeType('RaiseInCallback', Category.LEAF, 'its subscription callback raises',
              params=(Param('topic', ParamType.STRING, 'a std_msgs/Int32 topic'),),
              factory=_raise_in_callback, primary='topic'),
+    NodeType('Stall', Category.LEAF, 'a tick that never returns',
+             params=(Param('after', ParamType.INT, 'the tick that blocks', default=1,
+                           minimum=1),
+                     Param('gil', ParamType.BOOL, 'block holding the GIL', default=True)),
+             factory=_stall, primary='after'),
 )
 
 

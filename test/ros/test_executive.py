@@ -154,11 +154,16 @@ def test_pause_cancels_the_goal_and_resume_sends_a_new_one(host, tmp_path, slow_
     resume = ros_node.create_client(Trigger, f'{ex.namespace}/bt_executive/resume')
     ex.spin_until(lambda: pause.service_is_ready() and resume.service_is_ready(),
                   'the control services')
+    assert ex.executive.status()['state'] == 'running'
     future = pause.call_async(Trigger.Request())
     ex.spin_until(future.done, 'the pause response')
     assert future.result().success
     ex.spin_until(lambda: events.find('cancel_requested', goal_id=first['goal_id']),
                   'the cancel at the server')
+    # the root's status of the last tick stays; the state says what the operator sees
+    status = ex.executive.status()
+    assert (status['state'], status['paused'], status['root_status']) == \
+        ('paused', True, 'RUNNING')
     ticks = ex.executive.tick_count
     future = resume.call_async(Trigger.Request())
     ex.spin_until(future.done, 'the resume response')
@@ -166,6 +171,7 @@ def test_pause_cancels_the_goal_and_resume_sends_a_new_one(host, tmp_path, slow_
         lambda: [e for e in events.all('goal_accepted') if e['goal_id'] != first['goal_id']],
         'a new goal after resume')
     assert second and ex.executive.tick_count > ticks
+    assert ex.executive.status()['state'] == 'running'
 
 
 def test_subscription_feed_and_stale_data(host, tmp_path, ros_node):

@@ -50,6 +50,22 @@ def test_help_prints_the_parameters_and_starts_no_node(spawn: Callable[..., Spaw
     assert err == ''  # no node: nothing logged (a node would log 'no tree_file ...')
 
 
+def test_help_and_readme_give_the_same_exit_statuses(spawn: Callable[..., SpawnedProcess]):
+    from bt_executive.ros.exit_guard import GUARD_MARGIN
+    from bt_executive.ros.usage import HUNG_EXIT
+    from bt_executive.ros.watchdog import CLEANUP_TIMEOUT
+
+    code, out, err = run_executive(spawn, '--help')
+    assert code == 0, err
+    assert 'exit status: 0 after a stop by SIGINT, SIGTERM or SIGHUP' in out
+    assert HUNG_EXIT in out and '128' not in out
+    readme = ' '.join((pathlib.Path(__file__).parents[2] / 'README.md').read_text().split())
+    assert 'and exits with status 0, as ROS nodes do' in readme  # a signal: a clean stop
+    assert f'`shutdown_timeout` + {CLEANUP_TIMEOUT:g} s after the signal' in readme
+    assert f'within `shutdown_timeout` + {CLEANUP_TIMEOUT + GUARD_MARGIN:g} s' in readme
+    assert 'exit status -9 in `ros2 launch` (137 in a shell)' in readme
+
+
 def test_an_invalid_tree_at_start_exits_one_with_located_errors(
         spawn: Callable[..., SpawnedProcess], tmp_path: pathlib.Path):
     (tmp_path / 'adir').mkdir()

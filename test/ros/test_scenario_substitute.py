@@ -263,3 +263,21 @@ scenarios:
     result = run_scenario(scenario)  # debug: true, so the executive's own debugger is used
     assert result.passed, '\n'.join(result.failures) + str(result.error or '') + \
         '\n' + '\n'.join(result.trace)
+
+
+def test_the_rules_follow_a_swapped_in_tree(tmp_path):
+    _write(tmp_path / 'other.yaml', TREE.replace('order: 2', 'order: 5'))
+    (result,) = _run(tmp_path, """\
+scenarios:
+  one:
+    duration: 3
+    substitute: {first: SUCCESS}
+    operator: [{at: 1.0, do: swap, tree: other.yaml}]
+    expect:
+      - {at: 1.0, status: {first: SUCCESS, second: RUNNING}}
+      - {goal: fib, count: 2}
+      - {goal: fib, index: 0, fields: {order: 2}}
+      - {goal: fib, index: 1, fields: {order: 5}}
+""")
+    assert sum("'T/Sequence/first' substituted by scenario" in line
+               for line in result.trace) == 2, '\n'.join(result.trace)

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.ros
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PATROL = ROOT / 'config' / 'patrol.scenarios.yaml'
+OPERATOR = ROOT / 'config' / 'patrol_operator.scenarios.yaml'
 
 
 def _run_all(path, coverage=None):
@@ -35,19 +36,19 @@ def _run_all(path, coverage=None):
 def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path):
     coverage = Coverage()
     results = _run_all(PATROL, coverage)
-    assert len(results) == 9
+    assert len(results) == 10
     for result in results:
         assert result.passed, f'{result.scenario.id}:\n{result.error or ""}' + \
             '\n'.join(result.failures)
     assert coverage.percent() == 100.0, coverage.text()
     (tree,) = coverage.trees.values()
-    assert len(tree.nodes) == 47 and tree.reached() == 47
+    assert len(tree.nodes) == 53 and tree.reached() == 53
     # the JSON report
     data = json.loads(coverage.to_json())
     assert data['schema'] == 'bt_executive/coverage/1' and data['percent'] == 100.0
     (entry,) = data['trees']
-    assert entry['nodes_total'] == entry['nodes_reached'] == 47
-    assert len(entry['scenarios']) == 9
+    assert entry['nodes_total'] == entry['nodes_reached'] == 53
+    assert len(entry['scenarios']) == 10
     node = next(n for n in entry['nodes'] if n['path'].endswith('/stranded/Log'))
     assert node['type'] == 'Log' and node['file'].endswith('patrol_mission.yaml')
     assert node['reached'] > 0 and set(node) >= {'SUCCESS', 'FAILURE', 'RUNNING', 'halted'}
@@ -62,6 +63,19 @@ def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path):
     drive_line = next(line for line in lines if line.get('number') == '16')
     assert int(drive_line.get('hits')) > 0
     assert re.fullmatch(r'\d+% \(\d+/4\)', drive_line.get('condition-coverage'))
+
+
+def test_the_patrol_recovers_from_every_operator_action_in_every_phase():
+    """Recover from every operator action in every phase of the mission.
+
+    Swap, reset, pause/resume, deactivate/activate while driving, docking, docked and
+    undocking: it undocks when docked, sends no goal while docked, and patrols on.
+    """
+    results = _run_all(OPERATOR)
+    assert len(results) == 16
+    failed = [f'{r.scenario.id}:\n{r.error or ""}' + '\n'.join(r.failures)
+              for r in results if not r.passed]
+    assert not failed, '\n'.join(failed)
 
 
 def test_a_scenario_gives_the_same_result_every_run():
@@ -80,7 +94,8 @@ def test_a_broken_patrol_fails_with_a_message_that_points_at_the_cause(tmp_path)
         shutil.copy(ROOT / 'config' / name, tmp_path / name)
     mission = (ROOT / 'config' / 'patrol_mission.yaml').read_text()
     recharge = '      - Subtree recharge: {tree: Recharge, low: 0.25, full: 0.95}\n'
-    patrol = '      - Subtree patrol: {tree: NextWaypoint, attempts: 2}\n'
+    patrol = ('      - Subtree leave the dock: {tree: LeaveDock}\n'
+              '      - Subtree patrol: {tree: NextWaypoint, attempts: 2}\n')
     assert recharge + patrol in mission
     (tmp_path / 'patrol_mission.yaml').write_text(mission.replace(recharge + patrol,
                                                                   patrol + recharge))
@@ -94,7 +109,7 @@ def test_a_broken_patrol_fails_with_a_message_that_points_at_the_cause(tmp_path)
     assert 'expectation failed at t=12.000 s (tick ' in first
     assert 'found:    Patrol/root/recharge is INVALID' in first
     assert ('Patrol/root/recharge was not ticked: Patrol/root (Selector) is RUNNING at its '
-            "child 2 'patrol' (RUNNING); 'recharge' is its child 3") in first
+            "child 3 'patrol' (RUNNING); 'recharge' is its child 4") in first
     assert 'running branch: Patrol/root > patrol > ' in first
     assert 'cancelled: true' in text  # the goal that should have been cancelled
 
@@ -217,6 +232,12 @@ scenarios:
      "mean 'position'?)"),
     ('tree: tree.yaml\nscenarios: {a: {duration: -1}}',
      'duration: expected a number of seconds above 0'),
+    ('tree: tree.yaml\nscenarios: {a: {duration: 5, operator: [{at: 1, do: rest}]}}',
+     "operator: unknown action 'rest' (did you mean 'reset'?)"),
+    ('tree: tree.yaml\nscenarios: {a: {duration: 5, operator: [{at: 1, do: swap}]}}',
+     "operator: 'tree' goes with 'do: swap', and only there"),
+    ('tree: tree.yaml\nscenarios: {a: {duration: 5, operator: [{at: 1, do: swap, tree: '
+     'no.yaml}]}}', 'operator: tree: no file'),
 ])
 def test_scenario_file_errors_are_located(tmp_path, text, message):
     _write(tmp_path / 'tree.yaml', 'main: T\ntrees: {T: {Running: {}}}\n')

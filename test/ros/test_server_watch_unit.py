@@ -8,7 +8,10 @@ test says; test_fault_server_death.py covers the same with real servers killed.
 
 from __future__ import annotations
 
-from bt_executive.ros.leaves.common import GRAPH_POLL_PERIOD, ServerWatch
+from typing import Optional
+
+from bt_executive.ros.leaves.common import DiscoveryWait, GRAPH_POLL_PERIOD, ServerWatch
+import pytest
 
 
 class Graph:
@@ -24,8 +27,25 @@ class Graph:
         return self.status
 
 
-def watch(graph: Graph, grace: float = 1.0) -> ServerWatch:
-    return ServerWatch(grace, lambda: graph.ready, [('status publisher', graph.gids)])
+class Steady:
+    """A steady clock the test moves; ``free()``: one where wall time is never short."""
+
+    def __init__(self, now: float = 0.0, step: float = 0.0) -> None:
+        self.now = now
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def free() -> Steady:
+    return Steady(step=1000.0)  # each read an age later: only the node clock decides
+
+
+def watch(graph: Graph, grace: float = 1.0, steady: Optional[Steady] = None) -> ServerWatch:
+    return ServerWatch(grace, lambda: graph.ready, [('status publisher', graph.gids)],
+                       steady or free())
 
 
 def test_a_server_gone_for_the_grace_period_is_lost():
@@ -35,7 +55,7 @@ def test_a_server_gone_for_the_grace_period_is_lost():
     assert server.lost(0.5) is None
     graph.status = frozenset()
     assert server.lost(1.0) is None
-    assert server.wake_at() == 2.0  # gone since 1.0: asks to be ticked at the deadline
+    assert server.wake_at(1.0) == 2.0  # gone since 1.0: asks to be ticked at the deadline
     assert server.lost(1.9) is None
     assert server.lost(2.0) == 'status publisher'
 
@@ -77,7 +97,7 @@ def test_the_graph_is_read_at_most_every_poll_period_while_the_server_is_there()
     for step in range(1, 10):
         assert server.lost(step * GRAPH_POLL_PERIOD / 10) is None
     assert graph.reads == reads
-    assert server.wake_at() == GRAPH_POLL_PERIOD
+    assert server.wake_at(0.9 * GRAPH_POLL_PERIOD) == GRAPH_POLL_PERIOD
     assert server.lost(GRAPH_POLL_PERIOD) is None
     assert graph.reads == reads + 1
 
@@ -88,7 +108,7 @@ def test_a_stopped_watch_reports_nothing_and_asks_for_no_tick():
     server.start(0.0)
     server.stop()
     graph.ready = False
-    assert server.lost(10.0) is None and server.wake_at() is None
+    assert server.lost(10.0) is None and server.wake_at(10.0) is None
 
 
 def test_the_gids_are_read_at_every_look_while_the_server_is_there():
@@ -120,3 +140,34 @@ def test_a_server_found_gone_is_read_again_until_the_grace_ends():
     looks = [server.lost(GRAPH_POLL_PERIOD * step) for step in range(1, 5)]
     # gone at the first look, lost once gone for the grace (two more looks), and stays lost
     assert looks == [None, None, 'status publisher', 'status publisher']
+
+
+def test_under_a_fast_sim_clock_a_server_is_lost_only_after_the_grace_in_wall_time():
+    graph = Graph()
+    wall = Steady()
+    server = watch(graph, grace=1.0, steady=wall)
+    server.start(0.0)
+    graph.status = frozenset()
+    assert server.lost(1.0) is None  # gone since node time 1.0, wall time 0
+    wall.now = 0.1  # the node clock runs 10 times faster than wall time
+    assert server.lost(2.0) is None  # a second of node time, 0.1 s of wall time
+    assert server.wake_at(2.0) == pytest.approx(2.9)  # looks again, never after the end
+    wall.now = 1.0
+    assert server.lost(11.0) == 'status publisher'
+
+
+@pytest.mark.parametrize('rate', [10.0, 1.0, 0.5], ids=['sim x10', 'real time', 'sim x0.5'])
+def test_a_discovery_wait_lasts_its_seconds_on_both_clocks(rate):
+    wall = Steady()
+    wait = DiscoveryWait(10.0, wall)
+    wait.start(100.0)
+    ended = None
+    for tick in range(1, 400):  # 0.1 s of wall time per tick
+        wall.now = tick / 10
+        now = 100.0 + rate * wall.now
+        assert wait.wake_at(now) >= now
+        if wait.over(now):
+            ended = wall.now
+            break
+    assert ended == pytest.approx(max(10.0, 10.0 / rate))
+    assert not DiscoveryWait(10.0, wall).over(1e9)  # never started: never over

@@ -243,7 +243,7 @@ def test_validate_warns_about_packages_it_cannot_check():
         'so nav2_msgs/action/NavigateToPose (and 2 more uses) and the fields written for it ' \
         'were not checked; the executive rejects the file on a machine without the package' \
         in result.stderr
-    assert "ok (7 trees, 46 nodes, main 'Patrol', 1 warning)" in result.stdout
+    assert "ok (8 trees, 52 nodes, main 'Patrol', 1 warning)" in result.stdout
 
 
 def test_each_ros_leaf_class_carries_the_declaration_the_offline_catalogue_registers():

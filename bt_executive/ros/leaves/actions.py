@@ -20,8 +20,8 @@ from bt_executive.core.spec import NodeSpec
 from bt_executive.nodes.ros_leaf_types import ACTION
 from bt_executive.ros import interfaces
 from bt_executive.ros.action_client import ActionClient, ENDED
-from bt_executive.ros.leaves.common import Lookup, publisher_gids, RosLeaf, seconds_text, \
-    SERVER_POLL_PERIOD, ServerWatch, store_result
+from bt_executive.ros.leaves.common import DiscoveryWait, Lookup, publisher_gids, RosLeaf, \
+    seconds_text, SERVER_POLL_PERIOD, ServerWatch, store_result
 from bt_executive.ros.leaves.interface_checks import check_interface, LeafInterface, \
     Problem, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
@@ -144,6 +144,8 @@ class ActionLeaf(RosLeaf):
         self._active = False
         self._started: Optional[float] = None
         self._sent_at: Optional[float] = None
+        self._server_wait = DiscoveryWait(self.server_timeout)
+        self._answer_wait = DiscoveryWait(self.answer_timeout)
         self._goal_future: Optional[Future] = None
         self._goal_id: Optional[UUID] = None
         self._goal_handle: Any = None
@@ -210,6 +212,7 @@ class ActionLeaf(RosLeaf):
         now = self.now()
         if self._started is None:
             self._started = now
+            self._server_wait.start(now)
         if self._goal_future is None:
             return self._send(now)
         if self._outcome is not None:
@@ -227,7 +230,7 @@ class ActionLeaf(RosLeaf):
             self._abandon()
             return self.fail(f'no result after {seconds_text(self.timeout)} s')
         if self._goal_handle is None and self.answer_timeout > 0 \
-                and now - self._sent_at >= self.answer_timeout:
+                and self._answer_wait.over(now):
             return self._unanswered()
         if self._watch.lost(now) is not None:
             return self._lost()
@@ -258,20 +261,21 @@ class ActionLeaf(RosLeaf):
         """Return the next server check or the result deadline while the leaf runs."""
         if self.status is not Status.RUNNING or self.node is None or self._started is None:
             return None
+        now = self.now()
         if self._goal_future is None:
-            return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
+            return min(self._server_wait.wake_at(now) or now, now + SERVER_POLL_PERIOD)
         if self._outcome is not None:
             return None
         unanswered = self._goal_handle is None and self.answer_timeout > 0
-        times = [self._watch.wake_at() if self._watch is not None else None,
+        times = [self._watch.wake_at(now) if self._watch is not None else None,
                  self._sent_at + self.timeout if self.timeout > 0 else None,
-                 self._sent_at + self.answer_timeout if unanswered else None,
+                 self._answer_wait.wake_at(now) if unanswered else None,
                  self._next_ask]
         return min((when for when in times if when is not None), default=None)
 
     def _send(self, now: float) -> Status:
         if not self.client.server_is_ready():
-            if now - self._started >= self.server_timeout:
+            if self._server_wait.over(now):
                 return self.fail(f"action server '{self.server_name}' not available after "
                                  f'{seconds_text(self.server_timeout)} s')
             return self.running(f'waiting for action server {self.server_name}')
@@ -287,6 +291,7 @@ class ActionLeaf(RosLeaf):
         self.note_sent()
         self._goal_future = future
         self._sent_at = now
+        self._answer_wait.start(now)
         self._active = True
         self._watch.start(now)
         future.add_done_callback(functools.partial(self._on_goal_response, generation))

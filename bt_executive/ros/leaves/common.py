@@ -12,6 +12,7 @@ the executive's. A leaf set up on a plain node (a test, a program of one's own) 
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Optional, Protocol, Sequence, TYPE_CHECKING
 
 import py_trees
@@ -142,6 +143,52 @@ def subscriber_gids(node: Any, topic: str) -> frozenset[bytes]:
                      node.get_subscriptions_info_by_topic(topic))
 
 
+class DiscoveryWait:
+    """A wait on DDS (a server to be discovered, a goal's answer, a lease): on two clocks.
+
+    DDS discovers and answers in wall time whatever the node clock says: under a
+    simulation ten times faster than real time, 10 s of the node clock are 1 s of wall
+    time, less than discovering a new process may take. So a discovery wait is over only
+    once its ``seconds`` have passed on the node clock *and* on the steady clock
+    (``time.monotonic``) since :meth:`start`: never shorter than ``seconds`` of wall time
+    (docs/ros_leaves.md: ``server_timeout``, ``server_lost_timeout``,
+    ``answer_timeout``).
+
+    Args:
+        seconds: how long the wait lasts on each clock
+        steady: the steady clock (seconds; tests give their own)
+    """
+
+    __slots__ = ('seconds', 'started', '_steady', '_clock')
+
+    def __init__(self, seconds: float, steady: Callable[[], float] = time.monotonic) -> None:
+        self.seconds = seconds
+        self.started: Optional[float] = None  # node clock
+        self._steady = 0.0
+        self._clock = steady
+
+    def start(self, now: float) -> None:
+        """Start waiting at ``now`` (node clock)."""
+        self.started = now
+        self._steady = self._clock()
+
+    def clear(self) -> None:
+        """Stop waiting."""
+        self.started = None
+
+    def over(self, now: float) -> bool:
+        """Tell whether the wait has lasted ``seconds`` on both clocks at ``now``."""
+        return (self.started is not None and now - self.started >= self.seconds
+                and self._clock() - self._steady >= self.seconds)
+
+    def wake_at(self, now: float) -> Optional[float]:
+        """Return when (node clock) to look again: never later than the wait ends."""
+        if self.started is None:
+            return None
+        steady_left = max(0.0, self.seconds - (self._clock() - self._steady))
+        return max(self.started + self.seconds, now + steady_left)
+
+
 class ServerWatch:
     """Tell when the server of a goal or request in flight has left the ROS graph.
 
@@ -149,9 +196,10 @@ class ServerWatch:
     server is *gone* when ``ready()`` is false or none of the endpoints of a group noted
     at the start is in the graph any more: a server restarted under the same name has
     new endpoints and does not know the goal. It is *lost* once gone for ``grace``
-    seconds of the node clock (a participant that DDS drops and finds again at once keeps
-    its goal). The graph is read at most every :data:`GRAPH_POLL_PERIOD` seconds while
-    the server is there, and on every check while it is gone.
+    seconds of the node clock and of wall time (:class:`DiscoveryWait`; a participant
+    that DDS drops and finds again at once keeps its goal). The graph is read at most
+    every :data:`GRAPH_POLL_PERIOD` seconds while the server is there, and on every check
+    while it is gone.
 
     DDS removes a server that exits from the graph at once; one that crashes (SIGKILL,
     power loss) when its participant lease runs out: 20 s with Fast DDS defaults.
@@ -160,23 +208,25 @@ class ServerWatch:
         grace: seconds the server may be gone before it is lost
         ready: whether the server is available (the client's own test)
         endpoints: (what it is, a function returning its gids now) per group
+        steady: the steady clock of the grace's wall-time floor (tests give their own)
     """
 
     def __init__(self, grace: float, ready: Callable[[], bool],
-                 endpoints: Sequence[tuple[str, Endpoints]]) -> None:
+                 endpoints: Sequence[tuple[str, Endpoints]],
+                 steady: Callable[[], float] = time.monotonic) -> None:
         self.grace = grace
         self._ready = ready
         self._endpoints = list(endpoints)
         # per group: what, gids at the start, gids()
         self._known: list[tuple[str, frozenset[bytes], Endpoints]] = []
-        self._since: Optional[float] = None
+        self._gone_for = DiscoveryWait(grace, steady)  # started when the server went
         self._next = 0.0
         self.active = False
 
     def start(self, now: float) -> None:
         """Note the server's endpoints now: a goal or request was just sent to it."""
         self._known = [(what, gids(), gids) for what, gids in self._endpoints]
-        self._since = None
+        self._gone_for.clear()
         self._next = now + GRAPH_POLL_PERIOD
         self.active = True
 
@@ -187,23 +237,24 @@ class ServerWatch:
 
     def lost(self, now: float) -> Optional[str]:
         """Return what went missing once the server has been gone ``grace`` seconds."""
-        if not self.active or (self._since is None and now < self._next):
+        going = self._gone_for.started is not None
+        if not self.active or (not going and now < self._next):
             return None
         self._next = now + GRAPH_POLL_PERIOD
         gone = self._gone()
         if gone is None:
-            self._since = None
+            self._gone_for.clear()
             return None
-        if self._since is None:
-            self._since = now
-        return gone if now - self._since >= self.grace else None
+        if not going:
+            self._gone_for.start(now)
+        return gone if self._gone_for.over(now) else None
 
-    def wake_at(self) -> Optional[float]:
+    def wake_at(self, now: float) -> Optional[float]:
         """Return when to look at the graph next (node clock), while watching."""
         if not self.active:
             return None
-        if self._since is not None:
-            return self._since + self.grace
+        if self._gone_for.started is not None:
+            return self._gone_for.wake_at(now)
         return self._next
 
     def _gone(self) -> Optional[str]:

@@ -16,8 +16,8 @@ from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.core.spec import NodeSpec
 from bt_executive.nodes.ros_leaf_types import SERVICE
 from bt_executive.ros import entities, interfaces
-from bt_executive.ros.leaves.common import Lookup, lookup_with, publisher_gids, RosLeaf, \
-    seconds_text, SERVER_POLL_PERIOD, ServerWatch, store_result
+from bt_executive.ros.leaves.common import DiscoveryWait, Lookup, lookup_with, publisher_gids, \
+    RosLeaf, seconds_text, SERVER_POLL_PERIOD, ServerWatch, store_result
 from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
     each, LeafInterface, Problem, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
@@ -99,6 +99,7 @@ class ServiceLeaf(RosLeaf):
         self._watch: Optional[ServerWatch] = None
         self._future: Optional[Future] = None
         self._started: Optional[float] = None
+        self._server_wait = DiscoveryWait(self.server_timeout)
         self._sent_at: Optional[float] = None
 
     def create(self, node: Any) -> None:
@@ -141,9 +142,10 @@ class ServiceLeaf(RosLeaf):
         now = self.now()
         if self._started is None:
             self._started = now
+            self._server_wait.start(now)
         if self._future is None:
             if not self.client.service_is_ready():
-                if now - self._started >= self.server_timeout:
+                if self._server_wait.over(now):
                     return self.fail(f"service '{self.service_name}' not available after "
                                      f'{seconds_text(self.server_timeout)} s')
                 return self.running(f'waiting for service {self.service_name}')
@@ -194,9 +196,10 @@ class ServiceLeaf(RosLeaf):
         """Return the next service check or the response deadline while the leaf runs."""
         if self.status is not Status.RUNNING or self.node is None or self._started is None:
             return None
+        now = self.now()
         if self._future is None:
-            return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
-        times = [self._watch.wake_at() if self._watch is not None else None,
+            return min(self._server_wait.wake_at(now) or now, now + SERVER_POLL_PERIOD)
+        times = [self._watch.wake_at(now) if self._watch is not None else None,
                  self._sent_at + self.timeout
                  if self.timeout > 0 and self._sent_at is not None else None]
         return min((when for when in times if when is not None), default=None)

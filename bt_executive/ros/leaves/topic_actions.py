@@ -22,9 +22,9 @@ from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.core.spec import Dynamic, NodeSpec
 from bt_executive.nodes.ros_leaf_types import TOPIC_ACTION
 from bt_executive.ros import entities, interfaces
-from bt_executive.ros.leaves.common import Lookup, lookup_with, MAX_PENDING_MESSAGES, \
-    publisher_gids, RosLeaf, seconds_text, SERVER_POLL_PERIOD, ServerWatch, store_result, \
-    subscriber_gids
+from bt_executive.ros.leaves.common import DiscoveryWait, Lookup, lookup_with, \
+    MAX_PENDING_MESSAGES, publisher_gids, RosLeaf, seconds_text, SERVER_POLL_PERIOD, \
+    ServerWatch, store_result, subscriber_gids
 from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
     each, LeafInterface, Problem, read_problems, template, Written
 from bt_executive.ros.leaves.templates import MessageTemplate
@@ -143,6 +143,7 @@ class TopicActionLeaf(RosLeaf):
         self._statuses: collections.deque = collections.deque(maxlen=MAX_PENDING_MESSAGES)
         self._sent: Any = None
         self._started = 0.0
+        self._server_wait = DiscoveryWait(self.server_timeout)
         self._sent_at = 0.0
 
     def create(self, node: Any) -> None:
@@ -192,9 +193,10 @@ class TopicActionLeaf(RosLeaf):
         """Return the subscriber-wait or result deadline while the leaf runs."""
         if self.status is not Status.RUNNING or self.node is None:
             return None
+        now = self.now()
         if self._sent is None:  # waiting for a subscriber: look again soon
-            return min(self._started + self.server_timeout, self.now() + SERVER_POLL_PERIOD)
-        times = [self._watch.wake_at() if self._watch is not None else None,
+            return min(self._server_wait.wake_at(now) or now, now + SERVER_POLL_PERIOD)
+        times = [self._watch.wake_at(now) if self._watch is not None else None,
                  self._sent_at + self.timeout if self.timeout > 0 else None]
         return min((when for when in times if when is not None), default=None)
 
@@ -203,6 +205,7 @@ class TopicActionLeaf(RosLeaf):
         self._sent = None
         self._statuses.clear()
         self._started = self.now() if self.node is not None else 0.0
+        self._server_wait.start(self._started)
 
     def terminate(self, new_status: Status) -> None:
         """Publish the cancel message when halted while the goal runs."""
@@ -260,7 +263,7 @@ class TopicActionLeaf(RosLeaf):
 
     def _send(self, now: float) -> Status:
         if self.goal_publisher.get_subscription_count() == 0:
-            if now - self._started >= self.server_timeout:
+            if self._server_wait.over(now):
                 return self.fail(f"nobody subscribes to '{self.goal_publisher.topic_name}' "
                                  f'after {seconds_text(self.server_timeout)} s')
             return self.running(f'waiting for a subscriber on {self.goal_topic}')
