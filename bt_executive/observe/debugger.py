@@ -247,8 +247,12 @@ class DebugController:
                           f"breakpoint on '{node}' removed")
 
     def substitute(self, node: str, status: str, *, ticks: Optional[int] = None,
-                   origin: str = 'operator') -> str:
-        """Substitute ``node``'s result with ``status`` for ``ticks`` ticks (None: no end)."""
+                   origin: str = 'operator', publish: bool = True) -> str:
+        """Substitute ``node``'s result with ``status`` for ``ticks`` ticks (None: no end).
+
+        ``publish`` False: the note waits for the next tick record (a caller between
+        ticks that publishes nothing itself, e.g. the scenario harness's observer).
+        """
         behaviour = self._node(node)
         name = status.lower()
         if name not in SUBSTITUTES:
@@ -262,15 +266,17 @@ class DebugController:
         span = 'until removed' if ticks is None else 'once' if ticks == 1 else \
             f'for {ticks} ticks'
         return self._note('substitute', node, origin,
-                          f"'{node}' substituted by {origin}: {name.upper()} {span}")
+                          f"'{node}' substituted by {origin}: {name.upper()} {span}",
+                          publish=publish)
 
-    def remove_substitution(self, node: str, *, origin: str = 'operator') -> str:
+    def remove_substitution(self, node: str, *, origin: str = 'operator',
+                            publish: bool = True) -> str:
         """Remove the substitution of ``node`` (it ticks itself again from the next tick)."""
         if self.substitutions.pop(node, None) is None:
             raise DebugRefused(f"no substitution on '{node}'")
         self._unhook(node)
         return self._note('substitution_removed', node, origin,
-                          f"substitution of '{node}' removed")
+                          f"substitution of '{node}' removed", publish=publish)
 
     def clear(self, *, origin: str = 'operator') -> str:
         """Remove every breakpoint and substitution (a pause stays)."""

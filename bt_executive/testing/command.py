@@ -27,6 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='scenario files (docs/testing.md)')
     parser.add_argument('-k', '--scenario', action='append', default=[], metavar='NAME',
                         help='run only the scenarios whose name contains NAME (repeatable)')
+    parser.add_argument('--substitute', action='append', default=[], metavar='RULES.json',
+                        help="substitute nodes' results in every scenario by BT.CPP-style "
+                        'JSON rules (TestNodeConfigs, SubstitutionRules; docs/testing.md), '
+                        "before the scenarios' own rules (repeatable)")
     parser.add_argument('--trace', action='store_true',
                         help='print every tick that moved something and every peer event, '
                         'with the simulated time, and the executive log')
@@ -113,17 +117,22 @@ def run(args: argparse.Namespace) -> int:
     """Run ``bt-executive test`` with parsed arguments; return the exit status."""
     from bt_executive.testing.coverage import Coverage
     from bt_executive.testing.harness import run_scenario
-    from bt_executive.testing.spec import load_scenarios
-    scenarios = []
+    from bt_executive.testing.spec import load_scenarios, load_substitution_file
+    scenarios: list[Any] = []
     invalid = False
-    for path in args.files:
-        try:
-            scenarios += load_scenarios(path)
-        except TreeError as error:
-            print(error, file=sys.stderr)
-            invalid = True
+    rules: list[Any] = []
+    for load, paths, into in ((load_substitution_file, args.substitute, rules),
+                              (load_scenarios, args.files, scenarios)):
+        for path in paths:
+            try:
+                into += load(path)
+            except TreeError as error:
+                print(error, file=sys.stderr)
+                invalid = True
     if invalid:
         return 2
+    for scenario in scenarios:  # the command line's rules first: the first match applies
+        scenario.substitutes[:0] = rules
     if args.scenario:
         scenarios = [s for s in scenarios if any(part in s.name for part in args.scenario)]
         if not scenarios:
@@ -137,6 +146,10 @@ def run(args: argparse.Namespace) -> int:
         ('--mutation-json', bool(args.mutation_json)),
         ('--min-mutation-score', args.min_mutation_score is not None)) if given]
     if args.mutate:
+        if args.substitute:  # the workers read the scenario files again, not the options
+            print('--mutate: not together with --substitute (write substitute_file: in the '
+                  'scenario file instead)', file=sys.stderr)
+            return 2
         if measure or args.trace:
             print('--mutate runs the scenarios on many trees: not together with --trace, '
                   '--coverage, --json, --xml or --min-coverage', file=sys.stderr)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 from xml.sax.saxutils import quoteattr
 
 from bt_executive.observe.record import TickRecord
@@ -232,16 +232,24 @@ class CoverageObserver:
         coverage: where the counts go
         loaded: the executive's loaded tree
         scenario: the scenario's id
+        skip: returns the behaviours not to count in the tick just observed: those whose
+            result a ``substitute:`` rule gave (their own code did not run)
     """
 
-    def __init__(self, coverage: Coverage, loaded: Any, scenario: Any) -> None:
+    def __init__(self, coverage: Coverage, loaded: Any, scenario: Any, *,
+                 skip: Optional[Callable[[], set[Any]]] = None) -> None:
         self.count = coverage.tree(loaded, getattr(scenario, 'id', str(scenario)))
         self.ids = loaded.runner.tracker.ids
+        self.skip = skip
 
     def on_tick(self, record: TickRecord) -> None:
         """Count the nodes the tick reached, the outcomes and the halts."""
         nodes = self.count.nodes
         seen: set[tuple[str, str]] = set()
+        skipped = self.skip() if self.skip is not None else set()
+        if skipped:  # counted as seen already: neither reached nor an outcome
+            seen = {(self.ids[b], name) for b in skipped if b in self.ids
+                    for name in ('', *OUTCOMES)}
         for behaviour in record.ticked:
             ident = self.ids.get(behaviour)
             node = nodes.get(ident) if ident is not None else None
@@ -259,7 +267,7 @@ class CoverageObserver:
             if node is None:
                 continue
             if change.new is Status.INVALID:
-                if change.old is Status.RUNNING:
+                if change.old is Status.RUNNING and (change.id, 'halted') not in seen:
                     node.outcomes['halted'] += 1
             elif (change.id, change.new.name) not in seen:
                 seen.add((change.id, change.new.name))

@@ -34,12 +34,14 @@ from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import Diagnostic, TreeError
 from bt_executive.core.schedule import EventSchedule
+from bt_executive.observe.debugger import DebugController
 from bt_executive.observe.record import TickRecord
 from bt_executive.ros.executive import Executive
 from bt_executive.testing import expect
 from bt_executive.testing.coverage import Coverage, CoverageObserver
 from bt_executive.testing.peers import PEER_CLASSES, Recorder, Schedule
 from bt_executive.testing.spec import Operation, Scenario, seconds
+from bt_executive.testing.substitute import Substituter
 import py_trees
 from py_trees.common import Status
 import rclpy
@@ -178,6 +180,7 @@ class _Run:
         self.recorders: dict[str, Recorder] = {}
         self.ticker: Optional[LockstepTicker] = None
         self.last_record: Optional[TickRecord] = None
+        self.substituter: Optional[Substituter] = None
         self._order: dict[str, int] = {}
 
     # ---- the trace --------------------------------------------------------------------
@@ -193,6 +196,8 @@ class _Run:
         if record.stopped:
             return
         self.last_record = record
+        for note in record.debug:  # substitutions begun and ended (substitute:)
+            self.trace(f'tick {record.tick}: {note.text}')
         # in tree order: the tracker finds the nodes a halt stopped in no set order
         moved = sorted(record.transitions, key=lambda c: self._order.get(c.id, 0))
         if moved:
@@ -259,6 +264,7 @@ class _Run:
             py_trees.blackboard.Blackboard.set('/' + key.lstrip('/'), value)
         self.checker = expect.Checker(self.scenario, tree, self)
         problems = self.checker.resolve()
+        problems += self._substitute(tree)
         for name, msg_class in self.checker.published_types(problems).items():
             self.recorders[name] = Recorder(self.peer_node, name, msg_class, self.schedule)
         if problems:
@@ -269,13 +275,35 @@ class _Run:
             self.schedule.at(operation.at, functools.partial(self.operate, operation))
         self.spin()
 
+    def _substitute(self, tree: Any) -> list[Diagnostic]:
+        """Give a tree (the first, a swapped-in one) the scenario's substitution rules.
+
+        They go through the debugger of the tree's revision: the executive's own when
+        ``debug`` is on, else one made here. Returns the patterns that match no node.
+        """
+        if not self.scenario.substitutes:
+            return []
+        core = self.executive.core
+        debugger = core.debugger or DebugController(
+            tree.built, tree.runner, lookup=tree.feed.lookup, storage=core.blackboard_storage)
+        assert self.ticker is not None
+        self.substituter = Substituter(self.scenario.substitutes, tree, debugger,
+                                       self.schedule, self.ticker.request)
+        return self.substituter.resolve()
+
     def _watch(self, tree: Any) -> None:
         """Trace a tree's ticks and count its coverage (the first tree, a swapped-in one)."""
         self._order = {ident: index for index, (_, ident, _, _)
                        in enumerate(tree.runner.tracker.order)}
         tree.runner.add_observer(self)
+        substituter = self.substituter
+        if substituter is not None:
+            tree.runner.add_observer(substituter)  # before coverage: it reads .substituted
+            substituter.start()
         if self.coverage is not None:
-            tree.runner.add_observer(CoverageObserver(self.coverage, tree, self.scenario))
+            tree.runner.add_observer(CoverageObserver(
+                self.coverage, tree, self.scenario,
+                skip=None if substituter is None else lambda: substituter.substituted))
 
     def operate(self, operation: Operation) -> None:
         """Do what the operator does at this step, through the executive's own controls."""
@@ -298,6 +326,9 @@ class _Run:
         tree = self.executive.host.tree
         if tree is not None and tree is not before:  # a swap or a reload
             self.checker.follow(tree)
+            problems = self._substitute(tree)  # the rules are the scenario's: they follow
+            if problems:
+                raise TreeError(problems)
             self._watch(tree)
 
     # ---- spinning and time --------------------------------------------------------------

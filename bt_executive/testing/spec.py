@@ -31,6 +31,8 @@ CANCEL_ANSWERS = ('accept', 'reject')
 QOS_NAMES = ('reliable', 'sensor_data', 'latched')
 #: The longest scenario, in simulated seconds (a week).
 MAX_DURATION = 7 * 24 * 3600.0
+#: The results a substitution rule may give a node.
+SUBSTITUTE_STATUSES = ('SUCCESS', 'FAILURE', 'RUNNING')
 
 
 def ns(seconds: float) -> int:
@@ -140,6 +142,33 @@ class Operation:
 
 
 @dataclasses.dataclass
+class Substitute:
+    """A substitution rule: the nodes whose path matches ``pattern`` take ``status``.
+
+    The node's own work does not run (an Action sends no goal); the harness applies the
+    rule through the debugger's substitution (bt_executive/testing/substitute.py).
+
+    Attributes:
+        pattern: a glob matched against node paths (or their ends after a '/')
+        status: one of :data:`SUBSTITUTE_STATUSES`
+        after: RUNNING for this long (ns of simulated time) before ``status``, None: not
+        after_ticks: RUNNING for this many ticks before ``status``, None: not
+        times: how many runs of the node are substituted (None: every run); a run ends
+            with SUCCESS or FAILURE (a RUNNING rule: each tick is a run)
+        source: where the rule comes from, for messages (``substitute`` or a JSON file's
+            ``SubstitutionRules``)
+    """
+
+    loc: SourceLocation
+    pattern: str
+    status: str
+    after: Optional[int] = None
+    after_ticks: Optional[int] = None
+    times: Optional[int] = None
+    source: str = 'substitute'
+
+
+@dataclasses.dataclass
 class Scenario:
     """One scenario of a scenario file."""
 
@@ -157,6 +186,8 @@ class Scenario:
     stop_at_first_failure: bool = False
     #: what an operator does, in time order
     operations: list[Operation] = dataclasses.field(default_factory=list)
+    #: substitution rules, the first that matches a node applies to it
+    substitutes: list[Substitute] = dataclasses.field(default_factory=list)
 
     @property
     def id(self) -> str:  # noqa: A003 - the scenario's id, as in test reports
@@ -264,9 +295,10 @@ def _suggest(word: str, choices: tuple[str, ...]) -> str:
 
 
 # 'mutation' (equivalent mutants) is read by bt_executive.testing.mutation
-_FILE_KEYS = ('tree', 'tree_name', 'parameters', 'peers', 'scenarios', 'mutation')
-_SCENARIO_KEYS = ('tree', 'tree_name', 'parameters', 'duration', 'peers', 'blackboard',
-                  'operator', 'expect')
+_FILE_KEYS = ('tree', 'tree_name', 'parameters', 'peers', 'substitute', 'substitute_file',
+              'scenarios', 'mutation')
+_SCENARIO_KEYS = ('tree', 'tree_name', 'parameters', 'duration', 'peers', 'substitute',
+                  'substitute_file', 'blackboard', 'operator', 'expect')
 _PEER_KINDS = ('action', 'service', 'topic_action', 'publish')
 
 
@@ -288,6 +320,7 @@ def load_scenarios(path: str) -> list[Scenario]:
     base = os.path.dirname(path)
     shared_peers = _peers(reader, top.get('peers'))
     shared_parameters = _parameters(reader, top.get('parameters'))
+    shared_substitutes = _substitutes(reader, top, base)
     scenarios: list[Scenario] = []
     body = top.get('scenarios')
     if body is not None and (not isinstance(body, YMap) or not len(body)):
@@ -298,6 +331,9 @@ def load_scenarios(path: str) -> list[Scenario]:
             scenario = _scenario(reader, str(key.value), key.loc, node, top, base, path,
                                  shared_peers, shared_parameters)
             if scenario is not None:
+                if isinstance(node, YMap):  # its own rules first: the first match applies
+                    scenario.substitutes = _substitutes(reader, node, base)
+                scenario.substitutes += shared_substitutes
                 scenarios.append(scenario)
     if reader.errors:
         raise TreeError(reader.errors)
@@ -576,6 +612,167 @@ def _scripts(reader: _Reader, node: Optional[YNode], what: str, keys: tuple[str,
     return scripts
 
 
+# ---- substitutions -----------------------------------------------------------------------
+
+_SUBSTITUTE_KEYS = ('status', 'after', 'after_ticks', 'times')
+#: BT.CPP 4.x TestNodeConfig fields that have no counterpart here (a result only).
+_BTCPP_UNSUPPORTED = ('post_script', 'success_script', 'failure_script', 'complete_func')
+_BTCPP_CONFIG_KEYS = ('return_status', 'async_delay', *_BTCPP_UNSUPPORTED)
+
+
+def _substitutes(reader: _Reader, body: YMap, base: str) -> list[Substitute]:
+    """Read ``substitute`` (rules written here), then ``substitute_file`` (BT.CPP JSON)."""
+    rules = _substitute_rules(reader, body.get('substitute'))
+    file_node = body.get('substitute_file')
+    name = reader.string(file_node, 'substitute_file') if file_node is not None else ''
+    if name and file_node is not None:
+        target = os.path.normpath(os.path.join(base, name))
+        if not os.path.isfile(target):
+            reader.error(file_node, f"substitute_file: no file '{target}'")
+        else:
+            try:
+                rules += load_substitution_file(target)
+            except TreeError as error:
+                reader.errors += error.diagnostics
+    return rules
+
+
+def _substitute_rules(reader: _Reader, node: Optional[YNode]) -> list[Substitute]:
+    if node is None:
+        return []
+    if not isinstance(node, YMap) or not len(node):
+        reader.error(node, 'substitute: expected a mapping of node path patterns to results '
+                     '(SUCCESS, FAILURE, RUNNING or {status: ..., after: ..., times: ...})')
+        return []
+    rules = []
+    for key, value in node.entries:
+        pattern = str(key.value)
+        what = f"substitute '{pattern}'"
+        if isinstance(value, YScalar):
+            status = reader.choice(value, what, SUBSTITUTE_STATUSES, '')
+            if status:
+                rules.append(Substitute(key.loc, pattern, status))
+            continue
+        entry = reader.mapping(value, what, _SUBSTITUTE_KEYS, ('status',))
+        if entry is None:
+            continue
+        status = reader.choice(entry.get('status'), f'{what}: status', SUBSTITUTE_STATUSES,
+                               '')
+        rule = Substitute(key.loc, pattern, status)
+        if entry.get('after') is not None:
+            rule.after = ns(reader.number(entry.get('after'), f'{what}: after',
+                                          positive=True))
+        rule.after_ticks = _whole(reader, entry.get('after_ticks'), f'{what}: after_ticks')
+        rule.times = _whole(reader, entry.get('times'), f'{what}: times')
+        if rule.after is not None and rule.after_ticks is not None:
+            reader.error(entry, f"{what}: at most one of 'after' (seconds) and "
+                         "'after_ticks'")
+        elif status == 'RUNNING' and (rule.after is not None or rule.after_ticks is not None):
+            reader.error(entry, f'{what}: a RUNNING result has no delay; after and '
+                         'after_ticks go with SUCCESS or FAILURE')
+        if status:
+            rules.append(rule)
+    return rules
+
+
+def _whole(reader: _Reader, node: Optional[YNode], what: str) -> Optional[int]:
+    """Read a whole number from 1 (None when absent or wrong: the error is noted)."""
+    if node is None:
+        return None
+    value = node.plain() if isinstance(node, YScalar) else None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        reader.error(node, f'{what}: expected a whole number from 1, got '
+                     f'{node.kind if value is None else repr(value)}')
+        return None
+    return value
+
+
+def load_substitution_file(path: str) -> list[Substitute]:
+    """Read a BT.CPP 4.x JSON substitution file into rules (docs/testing.md has the mapping).
+
+    ``SubstitutionRules`` maps a node path pattern to a ``TestNodeConfigs`` entry, whose
+    ``return_status`` and ``async_delay`` (milliseconds) become a rule's status and delay.
+    A rule naming another node type, and the scripts of a test node, have no counterpart
+    here (a substitution gives a result only): each is an error that says so.
+
+    Raises:
+        TreeError: with every problem found (``file:line:col: what was expected``).
+    """
+    root = load_file(path)
+    if root is None:
+        raise TreeError.single(SourceLocation(path), 'empty substitution file: expected '
+                               '{"TestNodeConfigs": {...}, "SubstitutionRules": {...}}')
+    reader = _Reader()
+    top = reader.mapping(root, 'substitution file', ('TestNodeConfigs', 'SubstitutionRules'),
+                         ('SubstitutionRules',))
+    if top is None:
+        raise TreeError(reader.errors)
+    configs: dict[str, tuple[str, Optional[int]]] = {}
+    for key, value in _entries(reader, top.get('TestNodeConfigs'), 'TestNodeConfigs',
+                               'names to test node configs'):
+        configs[str(key.value)] = _btcpp_config(reader, f"TestNodeConfigs '{key.value}'",
+                                                value)
+    rules: list[Substitute] = []
+    for key, value in _entries(reader, top.get('SubstitutionRules'), 'SubstitutionRules',
+                               'node path patterns to TestNodeConfigs names'):
+        pattern = str(key.value)
+        what = f"SubstitutionRules '{pattern}'"
+        target = reader.string(value, what)
+        if not target:
+            continue
+        if target not in configs:
+            reader.error(value, f"{what}: '{target}' is not a TestNodeConfigs entry"
+                         f'{_suggest(target, tuple(configs))}; substituting a node by '
+                         'another node type is not supported (a substitution here gives '
+                         f'a result only); TestNodeConfigs: {", ".join(configs) or "none"}')
+            continue
+        status, milliseconds = configs[target]
+        rules.append(Substitute(
+            key.loc, pattern, status,
+            after=None if milliseconds is None else milliseconds * 1_000_000,
+            source=f"{os.path.basename(path)}: SubstitutionRules '{pattern}'"))
+    if reader.errors:
+        raise TreeError(reader.errors)
+    return rules
+
+
+def _entries(reader: _Reader, node: Optional[YNode], what: str,
+             expected: str) -> list[tuple[YScalar, YNode]]:
+    """Return a mapping's entries ([] when absent; [] and an error when no mapping)."""
+    if node is None:
+        return []
+    if not isinstance(node, YMap):
+        reader.error(node, f'{what}: expected a mapping of {expected}, got {node.kind}')
+        return []
+    return list(node.entries)
+
+
+def _btcpp_config(reader: _Reader, what: str, node: YNode) -> tuple[str, Optional[int]]:
+    """Return a BT.CPP test node config as (status, delay in ms or None)."""
+    entry = reader.mapping(node, what, _BTCPP_CONFIG_KEYS)
+    if entry is None:
+        return 'SUCCESS', None
+    for name in _BTCPP_UNSUPPORTED:
+        if entry.get(name) is not None:
+            reader.error(entry.get(name), f'{what}: {name} is not supported: a substitution '
+                         'here gives the node a result and runs no script (set blackboard '
+                         "values with the scenario's 'blackboard')")
+    status = reader.choice(entry.get('return_status'), f'{what}: return_status',
+                           SUBSTITUTE_STATUSES, 'SUCCESS')
+    delay = entry.get('async_delay')
+    if delay is None:
+        return status, None
+    plain = delay.plain() if isinstance(delay, YScalar) else None
+    if isinstance(plain, bool) or not isinstance(plain, int) or plain < 0:
+        reader.error(delay, f'{what}: async_delay: expected whole milliseconds from 0, got '
+                     f'{delay.kind if plain is None else repr(plain)}')
+        return status, None
+    if status == 'RUNNING' and plain:
+        reader.error(delay, f'{what}: a RUNNING result has no delay; async_delay goes with '
+                     'SUCCESS or FAILURE')
+    return status, plain or None
+
+
 # ---- expectations ------------------------------------------------------------------------
 
 _WHEN_KEYS = ('at', 'by', 'during')
@@ -725,4 +922,5 @@ def _flow(value: Any) -> str:
 
 
 __all__ = ['CALL_OUTCOMES', 'Expectation', 'GOAL_OUTCOMES', 'GoalScript', 'Peer',
-           'STATUSES', 'Scenario', 'load_scenarios', 'ns', 'seconds']
+           'STATUSES', 'SUBSTITUTE_STATUSES', 'Scenario', 'Substitute', 'load_scenarios',
+           'load_substitution_file', 'ns', 'seconds']
