@@ -152,6 +152,8 @@ class ExecutiveCore:
         self.snapshot_topics: Optional[SnapshotTopics] = None
         #: the debugger of the running tree revision (None: the 'debug' parameter is off)
         self.debugger: Optional[DebugController] = None
+        #: the clock of the discovery waits' wall-time floor (:meth:`steady_seconds`)
+        self.steady_clock: Callable[[], float] = time.monotonic
         self._sent = False
         #: writes the persistent keys to state_file (None: no state file or no such keys)
         self.checkpointer: Optional[Checkpointer] = None
@@ -257,6 +259,14 @@ class ExecutiveCore:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
             values.append(float(value) if ok else BACKOFF_DEFAULTS[name])
         return values[0], values[1]
+
+    def steady_seconds(self) -> float:
+        """Return the clock of the leaves' discovery waits' wall-time floor.
+
+        ``time.monotonic()`` unless :attr:`steady_clock` was given another (the scenario
+        harness gives its simulated clock: its peers are found before time starts).
+        """
+        return self.steady_clock()
 
     def now_seconds(self) -> float:
         """Return the node clock in seconds (ROS time when use_sim_time is set).

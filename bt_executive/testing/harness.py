@@ -251,6 +251,9 @@ class _Run:
             heartbeat=params('heartbeat_period').value)
         assert self.executive.core is not None
         self.executive.core.use_ticker(self.ticker)
+        # the peers are found before simulated time starts: the leaves' discovery waits
+        # need no wall-time floor here, and a run must not depend on the machine's speed
+        self.executive.core.steady_clock = self.executive.core.now_seconds
         for node in self.nodes:
             self.executor.add_node(node)
         self.set_clock()

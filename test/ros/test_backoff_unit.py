@@ -32,6 +32,9 @@ class Node:
     def now_seconds(self) -> float:
         return self.now
 
+    def steady_seconds(self) -> float:
+        return self.now
+
     def request_tick(self, source: Any = None) -> None:
         self.requests += 1
 

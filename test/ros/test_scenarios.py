@@ -127,7 +127,7 @@ def test_bt_executive_test_reports_coverage_and_fails_below_min_coverage(tmp_pat
     assert json.loads(json_path.read_text())['percent'] < 90
     assert ElementTree.parse(xml_path).getroot().tag == 'coverage'
     assert cli(['test', str(PATROL), '--min-coverage', '100']) == 0
-    assert '9 passed, 0 failed' in capsys.readouterr().out
+    assert '10 passed, 0 failed' in capsys.readouterr().out
 
 
 @pytest.mark.parametrize('value', ['150', '-1', 'nan', 'most'])

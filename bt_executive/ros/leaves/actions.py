@@ -144,8 +144,8 @@ class ActionLeaf(RosLeaf):
         self._active = False
         self._started: Optional[float] = None
         self._sent_at: Optional[float] = None
-        self._server_wait = DiscoveryWait(self.server_timeout)
-        self._answer_wait = DiscoveryWait(self.answer_timeout)
+        self._server_wait = DiscoveryWait(self.server_timeout, self.steady)
+        self._answer_wait = DiscoveryWait(self.answer_timeout, self.steady)
         self._goal_future: Optional[Future] = None
         self._goal_id: Optional[UUID] = None
         self._goal_handle: Any = None
@@ -161,7 +161,8 @@ class ActionLeaf(RosLeaf):
         self.server_name = self.client.name
         status_topic = self.server_name + '/_action/status'
         self._watch = ServerWatch(self.lost_timeout, self.client.server_is_ready, [
-            ('status publisher', lambda: publisher_gids(node, status_topic))])
+            ('status publisher', lambda: publisher_gids(node, status_topic))],
+            steady=self.steady)
 
     def destroy(self) -> None:
         """Destroy the action client."""

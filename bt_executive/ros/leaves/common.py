@@ -63,6 +63,13 @@ class LeafHost(Protocol):
     def backoff_settings(self) -> tuple[float, float]:
         """Return the executive's ``backoff`` and ``backoff_max`` (seconds)."""
 
+    def steady_seconds(self) -> float:
+        """Return the clock of the discovery waits' wall-time floor (:class:`DiscoveryWait`).
+
+        ``time.monotonic()`` in an executive; the scenario harness, whose peers are found
+        before its simulated time starts, gives its simulated clock (deterministic runs).
+        """
+
     def note_sent(self) -> None:
         """Note that a leaf just sent a goal, a cancel, a request or a message."""
 
@@ -102,6 +109,10 @@ class NodeHost:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
             values.append(float(value) if ok else default)
         return values[0], values[1]
+
+    def steady_seconds(self) -> float:
+        """Return ``time.monotonic()``."""
+        return time.monotonic()
 
     def note_sent(self) -> None:
         """Forget the send: nobody gives way here."""
@@ -394,6 +405,10 @@ class RosLeaf(py_trees.behaviour.Behaviour):
         """
         return self.host.now_seconds()
 
+    def steady(self) -> float:
+        """Return the clock of the discovery waits' wall-time floor (the host's)."""
+        return self.host.steady_seconds()
+
     def fail(self, reason: str) -> Status:
         """Return FAILURE with ``reason`` as feedback."""
         self.feedback_message = reason
@@ -422,6 +437,10 @@ class _Unset:
     def backoff_settings(self) -> tuple[float, float]:
         """Return the defaults."""
         return BACKOFF_DEFAULTS
+
+    def steady_seconds(self) -> float:
+        """Return ``time.monotonic()``."""
+        return time.monotonic()
 
     def note_sent(self) -> None:
         """Forget the send."""

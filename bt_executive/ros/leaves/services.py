@@ -99,7 +99,7 @@ class ServiceLeaf(RosLeaf):
         self._watch: Optional[ServerWatch] = None
         self._future: Optional[Future] = None
         self._started: Optional[float] = None
-        self._server_wait = DiscoveryWait(self.server_timeout)
+        self._server_wait = DiscoveryWait(self.server_timeout, self.steady)
         self._sent_at: Optional[float] = None
 
     def create(self, node: Any) -> None:
@@ -110,7 +110,8 @@ class ServiceLeaf(RosLeaf):
         # an rmw without such names finds none, and service_is_ready() decides alone
         reply_topic = f'rr{self.service_name}Reply'
         self._watch = ServerWatch(self.lost_timeout, self.client.service_is_ready, [
-            ('reply writer', lambda: publisher_gids(node, reply_topic, no_mangle=True))])
+            ('reply writer', lambda: publisher_gids(node, reply_topic, no_mangle=True))],
+            steady=self.steady)
 
     def destroy(self) -> None:
         """Destroy the service client."""

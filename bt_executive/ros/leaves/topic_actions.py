@@ -143,7 +143,7 @@ class TopicActionLeaf(RosLeaf):
         self._statuses: collections.deque = collections.deque(maxlen=MAX_PENDING_MESSAGES)
         self._sent: Any = None
         self._started = 0.0
-        self._server_wait = DiscoveryWait(self.server_timeout)
+        self._server_wait = DiscoveryWait(self.server_timeout, self.steady)
         self._sent_at = 0.0
 
     def create(self, node: Any) -> None:
@@ -162,7 +162,8 @@ class TopicActionLeaf(RosLeaf):
             self.lost_timeout, lambda: self.goal_publisher.get_subscription_count() > 0,
             [(f"no subscriber on '{goal_topic}'", lambda: subscriber_gids(node, goal_topic)),
              (f"nobody publishes '{status_topic}'",
-              lambda: publisher_gids(node, status_topic))])
+              lambda: publisher_gids(node, status_topic))],
+            steady=self.steady)
 
     def destroy(self) -> None:
         """Destroy the publishers and the subscription."""
