@@ -156,10 +156,13 @@ def test_a_dot_that_fails_gives_the_builtin_drawing_and_says_so():
 
 
 def test_the_patrol_is_as_wide_as_a_window():
-    """Stacking small subtrees keeps the whole patrol within a 1400-pixel-wide page."""
+    """Stacking small subtrees keeps the whole patrol within a 1400-pixel-wide page.
+
+    (1300 pixels until the patrol got its fourth branch, 'leave the dock': 1394 since.)
+    """
     _, counts, widths, heights = request_of(json.loads(graph_trees.patrol()))
     answer = lay_out(counts, widths, heights)
-    assert answer['width'] <= 1300 and answer['height'] <= 700, answer
+    assert answer['width'] <= 1400 and answer['height'] <= 700, answer
 
 
 def test_requests_are_checked_with_sentences():
