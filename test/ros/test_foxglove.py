@@ -354,6 +354,7 @@ def test_the_foxglove_command_serves_until_interrupted(spawn):
 def test_a_client_offering_neither_name_gets_the_sdks_refusal():
     pytest.importorskip('foxglove')
     import websockets
+    import websockets.exceptions  # not imported by the package itself in every version
     from bt_executive.observe.foxglove_server import FoxgloveServer
 
     async def connect(url: str) -> None:
