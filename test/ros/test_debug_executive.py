@@ -320,7 +320,10 @@ LOW = 'Patrol/root/recharge/Recharge/Sequence/battery low?'
 
 def test_the_worked_example_on_the_patrol(spawn, ros_node):
     """docs/debugging.md: break before dock, step, continue, substitute 'battery low?'."""
-    patrol = PatrolRun(spawn, ros_node, sim_params=('-p', 'idle_drain:=0.0'),
+    # charging slowly: the substitution must come before the battery is full, however
+    # slowly a loaded machine carries the request (at 0.05/s it was full first in CI)
+    patrol = PatrolRun(spawn, ros_node,
+                       sim_params=('-p', 'idle_drain:=0.0', '-p', 'charge_rate:=0.002'),
                        executive_params=('-p', 'debug:=true'))
     debugger = Debugger(ros_node, patrol.namespace)
     patrol.wait(lambda: patrol.board.get('reached', 0) >= 1, 'the patrol under way')
