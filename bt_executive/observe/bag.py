@@ -539,18 +539,29 @@ def read_bag(path: str, topics: Optional[Iterable[str]] = None) -> Bag:
     return bag
 
 
-def _read_file(path: str, bag: Bag, wanted: Optional[set[str]], times: list[int]) -> str:
-    """Add what the MCAP file ``path`` holds to ``bag``; return why it ends early, or ''."""
-    truncated = ''
+def _open_mcap(path: str) -> tuple[BinaryIO, int]:
+    """Open the MCAP file ``path`` for reading at its start; return it and its size.
+
+    Raises:
+        BagError: it cannot be opened, or does not start with the MCAP magic.
+    """
     try:
         stream = open(path, 'rb')
     except OSError as error:
         raise BagError(f'{path}: cannot open: {error.strerror or error}') from None
+    size = os.fstat(stream.fileno()).st_size
+    if size < len(MAGIC) or stream.read(len(MAGIC)) != MAGIC:
+        stream.close()
+        raise BagError(f'{path}: not an MCAP file (no MCAP magic at the start)')
+    stream.seek(0)
+    return stream, size
+
+
+def _read_file(path: str, bag: Bag, wanted: Optional[set[str]], times: list[int]) -> str:
+    """Add what the MCAP file ``path`` holds to ``bag``; return why it ends early, or ''."""
+    truncated = ''
+    stream, size = _open_mcap(path)
     with stream:
-        size = os.fstat(stream.fileno()).st_size
-        if size < 8 or stream.read(8) != MAGIC:
-            raise BagError(f'{path}: not an MCAP file (no MCAP magic at the start)')
-        stream.seek(0)
         factory = DecoderFactory()
         schemas: dict[int, Any] = {}
         by_id: dict[int, Any] = {}
@@ -661,15 +672,8 @@ def recover(path: str, output: str) -> Recovered:
     Raises:
         BagError: ``path`` cannot be read or is not MCAP; ``output`` cannot be written.
     """
-    try:
-        stream = open(path, 'rb')
-    except OSError as error:
-        raise BagError(f'{path}: cannot open: {error.strerror or error}') from None
+    stream, size = _open_mcap(path)
     with stream:
-        size = os.fstat(stream.fileno()).st_size
-        if stream.read(len(MAGIC)) != MAGIC:
-            raise BagError(f'{path}: not an MCAP file (no MCAP magic at the start)')
-        stream.seek(0)
         try:
             target = open(output, 'wb')
         except OSError as error:
