@@ -28,6 +28,8 @@ from bt_executive.core.loader import Loader
 from bt_executive.core.table import BuiltTree
 from bt_executive.nodes.catalogue import default_registry
 from bt_executive.observe import groot2
+from bt_executive.observe.debugger import DebugController
+from bt_executive.observe.groot2_hooks import dump_text, Groot2Hooks
 from bt_executive.observe.runner import TreeRunner
 from btview import client as btview_client
 from helpers import free_port, listening_possible, open_descriptors, wait_for
@@ -705,3 +707,146 @@ def test_a_views_tick_update_keeps_every_other_field():
     names = {field.name for field in dataclasses.fields(groot2.TreeView)}
     assert names == {'uuid', 'name', 'xml', 'status', 'blackboards', 'blackboard'}, \
         'a new TreeView field must be carried over by TreeView.now'
+
+
+# ---- hooks (debugging on): our server with the debugger, BT.CPP's dump ---------------------
+
+def hook(uid: int, *, position: int = 0, mode: int = 0, status: str = 'SKIPPED',
+         once: bool = False, enabled: bool = True) -> bytes:
+    """Return a hook as Groot2 sends it (the fields of groot2_protocol.h's ``Hook``)."""
+    return json.dumps({'enabled': enabled, 'uid': uid, 'mode': mode, 'once': once,
+                       'desired_status': status, 'position': position}).encode()
+
+
+@dataclasses.dataclass
+class Debugged:
+    """Our server answering hooks with a debugger of the tree it serves."""
+
+    ours: Ours
+    debugger: DebugController
+
+    @property
+    def port(self) -> int:
+        return self.ours.port
+
+
+@pytest.fixture
+def debugged() -> Iterator[Debugged]:
+    document, tree = load(SIMPLE.yaml)
+    runner = TreeRunner(tree)
+    storage = py_trees.blackboard.Blackboard.storage
+    debugger = DebugController(tree, runner, lookup=lambda key: storage['/' + key],
+                               storage=lambda: storage)
+    hooks = Groot2Hooks(groot2.tree_uids)
+    lock = threading.Lock()  # the test's ticks and the server's requests take turns
+
+    def answer(kind: str, payload: Any) -> Any:
+        with lock:
+            return hooks.answer(debugger, kind, payload)
+
+    server = groot2.Groot2Server(free_port(pair=True), hooks=answer)
+    server.on_install(tree, tree_name=document.main, document=document)
+    runner.add_observer(server)
+    served = Debugged(Ours(server, tree, runner, document), debugger)
+    served.lock = lock  # type: ignore[attr-defined]
+    yield served
+    server.close()
+
+
+def test_hooks_dump_is_written_as_btcpp_writes_it():
+    """The same hooks inserted into BT.CPP's publisher and ours dump to the same bytes."""
+    document, tree = load(SIMPLE.yaml)
+    runner = TreeRunner(tree)
+    storage = py_trees.blackboard.Blackboard.storage
+    debugger = DebugController(tree, runner, lookup=lambda key: storage['/' + key],
+                               storage=lambda: storage)
+    hooks = Groot2Hooks(groot2.tree_uids)
+    server = groot2.Groot2Server(free_port(pair=True),
+                                 hooks=lambda kind, payload: hooks.answer(debugger, kind,
+                                                                          payload))
+    server.on_install(tree, tree_name=document.main, document=document)
+    theirs = serve_btcpp(SIMPLE)
+    try:
+        inserted = [hook(4), hook(2, position=1, once=True),
+                    hook(7, mode=1, status='FAILURE')]
+        for port in (server.port, theirs.port):
+            for one in inserted:
+                reply = ask(port, header('I'), one)
+                assert reply == [reply[0]] and reply[0][:6] == header('I'), (port, reply)
+        mine, reference = ask(server.port, header('D')), ask(theirs.port, header('D'))
+        assert sorted(json.loads(mine[1]), key=str) == sorted(json.loads(reference[1]),
+                                                              key=str)
+        # written alike: compact, keys sorted (what differs is only the order of hooks)
+        for text in (mine[1], reference[1]):
+            assert text == dump_text(json.loads(text))
+        for port in (server.port, theirs.port):  # removing, then nothing is left
+            assert len(ask(port, header('R'), b'{"uid": 4, "position": 0}')) == 1
+            assert ask(port, header('R'), b'{"uid": 4, "position": 0}')[0] == b'error'
+            assert len(ask(port, header('A'))) == 1
+            assert ask(port, header('D'))[1] == b'[]'
+    finally:
+        server.close()
+        del theirs.publisher
+
+
+def test_a_pre_breakpoint_stops_before_the_node_and_unlock_goes_on(debugged):
+    sub = zmq.Context.instance().socket(zmq.SUB)
+    sub.setsockopt(zmq.LINGER, 0)
+    sub.setsockopt(zmq.SUBSCRIBE, b'')
+    sub.connect(f'tcp://127.0.0.1:{debugged.port + 1}')
+    try:
+        runner, lock = debugged.ours.runner, debugged.lock
+        uid_s = groot2.tree_uids(debugged.ours.tree)['Main/root/fb/call/Sub/inner/s']
+        assert ask(debugged.port, header('I'), hook(uid_s))[0][:6] == header('I')
+        assert debugged.debugger.state()['breakpoints'] == [
+            {'node': 'Main/root/fb/call/Sub/inner/s', 'when': 'before', 'policy': 'halt',
+             'condition': '', 'origin': 'groot2'}]
+        with lock:
+            runner.tick_once()
+        assert debugged.debugger.paused_at.node == 'Main/root/fb/call/Sub/inner/s'
+        assert debugged.ours.tree.by_path('Main/root/fb/call/Sub/inner/s').status \
+            is Status.INVALID
+        assert sub.poll(int(TIMEOUT * 1000)), 'no BREAKPOINT_REACHED notification'
+        note = sub.recv_multipart()
+        assert note[0][:2] == bytes([2, ord('N')]) and len(note[0]) == 6
+        assert note[1] == str(uid_s).encode()
+        assert json.loads(ask(debugged.port, header('D'))[1]) == [
+            {'desired_status': 'SKIPPED', 'enabled': True, 'mode': 0, 'once': False,
+             'position': 0, 'uid': uid_s}]
+        # unlocking a hook that is not there, or one the tree is not paused at: errors
+        assert ask(debugged.port, header('U'), b'{"uid": 1, "position": 0, '
+                   b'"desired_status": "SKIPPED", "remove_when_done": false}')[0] == b'error'
+        unlock = json.dumps({'uid': uid_s, 'position': 0, 'desired_status': 'FAILURE',
+                             'remove_when_done': True}).encode()
+        assert ask(debugged.port, header('U'), unlock)[0][:6] == header('U')
+        assert not debugged.debugger.paused
+        with lock:
+            runner.tick_once()
+        s = debugged.ours.tree.by_path('Main/root/fb/call/Sub/inner/s')
+        assert s.status is Status.FAILURE and 'groot2' in s.feedback_message
+        assert ask(debugged.port, header('D'))[1] == b'[]'  # remove_when_done
+    finally:
+        sub.close(linger=0)
+
+
+def test_replace_hooks_and_what_cannot_be_mapped(debugged):
+    uids = groot2.tree_uids(debugged.ours.tree)
+    wait = uids['Main/root/fb/call/Sub/inner/wait']
+    assert len(ask(debugged.port, header('I'), hook(wait, mode=1, status='SUCCESS'))) == 1
+    with debugged.lock:
+        debugged.ours.tick()
+    assert debugged.ours.root.status is Status.SUCCESS  # 'wait' did not run: SUCCESS
+    refused = {
+        'POST replace': [header('I'), hook(wait, mode=1, position=1, status='SUCCESS')],
+        'replace with SKIPPED': [header('I'), hook(wait, mode=1, status='SKIPPED')],
+        'unknown uid': [header('I'), hook(999)],
+        'not JSON': [header('I'), b'{'],
+        'no payload': [header('I')],
+        'bad position': [header('R'), b'{"uid": 1, "position": 7}'],
+    }
+    for case, frames in refused.items():
+        reply = ask(debugged.port, *frames)
+        assert reply[0] == b'error' and reply[1], case
+    assert [h['mode'] for h in json.loads(ask(debugged.port, header('D'))[1])] == [1]
+    assert len(ask(debugged.port, header('X'))) == 1  # disabled: removed, nothing kept
+    assert debugged.debugger.rules() == 0

@@ -26,7 +26,13 @@ against its ``Groot2Publisher``; docs/groot2.md has the details):
 * ``B`` (BLACKBOARD): a second frame names blackboards separated by ``;``; the reply is
   a MessagePack map from each known name to that blackboard's contents.
 
-This server is read-only: hooks, breakpoints and recording are answered with an error.
+Without a hook handler the server is read-only: hooks and recording are answered with
+an error. The executive gives it one when debugging is on
+(:mod:`bt_executive.observe.groot2_hooks`): then ``I`` (HOOK_INSERT), ``R``
+(HOOK_REMOVE), ``U`` (BREAKPOINT_UNLOCK), ``D`` (HOOKS_DUMP), ``A`` (REMOVE_ALL_HOOKS)
+and ``X`` (DISABLE_ALL_HOOKS) go to the handler, and a PUB socket on ``port + 1`` sends
+``[header 'N' (BREAKPOINT_REACHED), uid as decimal text]`` when a breakpoint pauses the
+tree, as BehaviorTree.CPP's publisher does.
 """
 
 from __future__ import annotations
@@ -88,9 +94,12 @@ REQUEST_NAMES = {
     DISABLE_ALL_HOOKS: 'disable_hooks', TOGGLE_RECORDING: 'toggle_recording',
     GET_TRANSITIONS: 'get_transitions',
 }
-#: What changes the tree or its execution; this server refuses all of it.
+#: What changes the tree or its execution; refused unless a hook handler takes hooks.
 REFUSED = frozenset({HOOK_INSERT, HOOK_REMOVE, BREAKPOINT_REACHED, BREAKPOINT_UNLOCK,
                      TOGGLE_RECORDING, GET_TRANSITIONS})
+#: The requests a hook handler answers (see :class:`Groot2Server`).
+HOOK_REQUESTS = frozenset({HOOK_INSERT, HOOK_REMOVE, BREAKPOINT_UNLOCK, HOOKS_DUMP,
+                           REMOVE_ALL_HOOKS, DISABLE_ALL_HOOKS})
 
 #: BehaviorTree.CPP status bytes; a node that went back to idle reads IDLE_AFTER + before.
 IDLE, RUNNING, SUCCESS, FAILURE = 0, 1, 2, 3
@@ -441,6 +450,12 @@ class Groot2Server:
         render_value: turns a blackboard value into plain data (ROS messages into dicts)
         storage: returns the blackboard storage to serve (py_trees' by default)
         view: what to serve from the first request on (see :meth:`publish`)
+        hooks: answers the hook requests (:data:`HOOK_REQUESTS`) from the server thread:
+            called with the request's name (``hook_insert``...) and its second part (None
+            if there is none); returns the reply's payload (None: none) or raises
+            ``ValueError`` with the message of an error reply. Given, the server also
+            binds ``port + 1`` for BREAKPOINT_REACHED notifications (a port in use there
+            is logged; hooks then work without notifications). None: read-only.
 
     Raises:
         Groot2Error: the address cannot be bound (port in use, bad address).
@@ -449,7 +464,8 @@ class Groot2Server:
     def __init__(self, port: int = DEFAULT_PORT, address: str = DEFAULT_ADDRESS, *,
                  logger: Any = None, render_value: Callable[[Any], Any] = plain_json,
                  storage: Callable[[], Mapping[str, Any]] = _storage,
-                 view: Optional[TreeView] = None):
+                 view: Optional[TreeView] = None,
+                 hooks: Optional[Callable[[str, Optional[bytes]], Optional[bytes]]] = None):
         self.logger = logger or logging.getLogger('bt_executive.observe.groot2')
         self.render_value = render_value
         self._storage = storage
@@ -481,6 +497,12 @@ class Groot2Server:
         self.endpoint = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
         self.port = int(self.endpoint.rsplit(':', 1)[1])
         self.address = address
+        self.hooks = hooks
+        self._uids: Mapping[str, int] = {}
+        #: the PUB socket of BREAKPOINT_REACHED (None: no hooks, or port + 1 was taken)
+        self.notifier: Optional[zmq.Socket[bytes]] = None
+        if hooks is not None:
+            self.notifier = self._bind_notifier(host)
         wake = f'inproc://groot2-wake-{id(self)}'
         self._wake_rx = self._context.socket(zmq.PAIR)
         self._wake_rx.bind(wake)
@@ -491,6 +513,23 @@ class Groot2Server:
         self._thread = threading.Thread(target=self._serve, name=f'groot2-{self.port}',
                                         daemon=True)
         self._thread.start()
+
+    def _bind_notifier(self, host: str) -> Optional[zmq.Socket[bytes]]:
+        """Bind the PUB socket of breakpoint notifications on ``port + 1`` (None: taken)."""
+        notifier = self._context.socket(zmq.PUB)
+        notifier.setsockopt(zmq.LINGER, 0)
+        notifier.setsockopt(zmq.SNDTIMEO, 0)
+        if ':' in host:
+            notifier.setsockopt(zmq.IPV6, 1)
+        try:
+            notifier.bind(f'tcp://{host}:{self.port + 1}')
+        except zmq.ZMQError as error:
+            notifier.close(linger=0)
+            self.logger.warning(f'Groot2: no breakpoint notifications: cannot bind '
+                                f'{self.address}:{self.port + 1}: '
+                                f'{os.strerror(error.errno or 0)}')
+            return None
+        return notifier
 
     # ---- the ticking thread's side ---------------------------------------------------
 
@@ -506,6 +545,7 @@ class Groot2Server:
         """
         self._encoder = None
         self._view = None
+        self._uids = {}
         if tree is None:
             return
         try:
@@ -518,6 +558,7 @@ class Groot2Server:
             self.logger.error(f'Groot2: cannot serve tree {tree_name!r}: {error}')
             return
         self._encoder = encoder
+        self._uids = uids
         self._view = TreeView(uuid=new_tree_uuid(), name=tree_name, xml=xml,
                               status=encoder.buffer, blackboards=names,
                               blackboard=dict(self._storage()))
@@ -539,6 +580,22 @@ class Groot2Server:
             return
         encoder.apply(record.changes)
         self._view = view.now(encoder.buffer, dict(self._storage()))
+        if record.debug and self.notifier is not None:
+            self._notify(record.debug)
+
+    def _notify(self, notes: Iterable[Any]) -> None:
+        """Send BREAKPOINT_REACHED for each breakpoint hit (the ticking thread's socket)."""
+        assert self.notifier is not None
+        for note in notes:
+            uid = self._uids.get(getattr(note, 'node', ''))
+            if getattr(note, 'kind', '') != 'hit' or uid is None:
+                continue
+            try:
+                self.notifier.send_multipart([
+                    request_header(BREAKPOINT_REACHED, int.from_bytes(os.urandom(4), 'little')),
+                    str(uid).encode('ascii')], zmq.NOBLOCK)
+            except zmq.ZMQError as error:  # no subscriber's queue has room: dropped
+                self.logger.warning(f'Groot2: breakpoint notification not sent: {error}')
 
     def after_tick(self) -> None:
         """Serve the tree's statuses (read from every node) and blackboard as they are now.
@@ -627,6 +684,8 @@ class Groot2Server:
         name = REQUEST_NAMES.get(kind)
         if name is None:
             return self._error(f'request type {kind} ({chr(kind)!r}) not recognized')
+        if self.hooks is not None and kind in HOOK_REQUESTS:
+            return self._hook(kind, request_id, frames)
         if kind in REFUSED:
             return self._error(f'{name} is not supported: bt_executive serves Groot2 '
                                'read-only (no hooks, breakpoints or recording)')
@@ -645,6 +704,20 @@ class Groot2Server:
         if kind == HOOKS_DUMP:
             return [header, b'[]']  # there never are any hooks
         return [header]  # REMOVE_ALL_HOOKS, DISABLE_ALL_HOOKS: nothing to do
+
+    def _hook(self, kind: int, request_id: int, frames: list[bytes]) -> list[bytes]:
+        """Answer a hook request with the hook handler."""
+        assert self.hooks is not None
+        if len(frames) > 2:
+            return self._error('must be 2 parts message')
+        try:
+            payload = self.hooks(REQUEST_NAMES[kind], frames[1] if len(frames) == 2 else None)
+        except ValueError as error:
+            return self._error(str(error))
+        view = self._view
+        tree_id = view.uuid if view is not None else bytes(UUID_SIZE)
+        head = request_header(kind, request_id) + tree_id
+        return [head] if payload is None else [head, payload]
 
     def _blackboard_dump(self, view: TreeView, names: bytes) -> bytes:
         """Return the MessagePack map of the named blackboards (nil if none is known).
@@ -683,6 +756,8 @@ class Groot2Server:
             pass
         self._thread.join(timeout)
         self._wake_tx.close(linger=0)
+        if self.notifier is not None:
+            self.notifier.close(linger=0)
         if self._thread.is_alive():
             self.logger.error(f'Groot2: the server thread did not stop within {timeout} s')
             return False
@@ -690,8 +765,9 @@ class Groot2Server:
         return True
 
 
-__all__ = ['BLACKBOARD', 'DEFAULT_ADDRESS', 'DEFAULT_PORT', 'ERROR', 'FULLTREE',
-           'Groot2Error', 'Groot2Server', 'IDLE_AFTER', 'PROTOCOL', 'REQUEST_HEADER', 'STATUS',
-           'StatusBuffer', 'StatusEncoder', 'TreeView', 'blackboard_names', 'buffer_uids',
-           'grouped_order', 'publisher_xml', 'new_tree_uuid', 'parse_status', 'request_header',
-           'served_xml', 'status_order', 'tree_element', 'tree_uids', 'tree_xml']
+__all__ = ['BLACKBOARD', 'BREAKPOINT_REACHED', 'DEFAULT_ADDRESS', 'DEFAULT_PORT', 'ERROR',
+           'FULLTREE', 'Groot2Error', 'Groot2Server', 'HOOK_REQUESTS', 'IDLE_AFTER', 'PROTOCOL',
+           'REQUEST_HEADER', 'STATUS', 'StatusBuffer', 'StatusEncoder', 'TreeView',
+           'blackboard_names', 'buffer_uids', 'grouped_order', 'publisher_xml', 'new_tree_uuid',
+           'parse_status', 'request_header', 'served_xml', 'status_order', 'tree_element',
+           'tree_uids', 'tree_xml']

@@ -41,7 +41,7 @@ from bt_executive.observe.snapshot import executive_state, new_session, plain_js
     SnapshotBuilder
 from bt_executive.ros import entities, interfaces, leaves
 from bt_executive.ros.blackboards import BlackboardSpace
-from bt_executive.ros.debug_services import DebugServices
+from bt_executive.ros.debug_services import DEBUG_OFF, DebugServices, Groot2Requests
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.leaves.backoff import DEFAULTS as BACKOFF_DEFAULTS
@@ -147,6 +147,7 @@ class ExecutiveCore:
         #: the ticker made by configure_ticking, with the mode and values it was made for
         self._made_ticker: tuple[Any, str, dict[str, Any]] = (None, '', {})
         self.groot2: Any = None
+        self.groot2_requests: Optional[Groot2Requests] = None
         self.outputs: list[Any] = []
         self.host: Optional[TreeHost] = None
         self.snapshot_topics: Optional[SnapshotTopics] = None
@@ -188,8 +189,16 @@ class ExecutiveCore:
                                 self.own(self._service(name), faults=False))
         self.debug_enabled = bool(self.param('debug'))
         self.debug_services = DebugServices(self)  # ~/debug/...: refuse unless debug_enabled
-        self.groot2 = start_groot2(parameter_values(node), logger=self.logger,  # or None
-                                   render_value=json_safe, storage=self.blackboard_storage)
+        values = parameter_values(node)
+        #: Groot2's hook requests, carried to the executor's thread (None: no Groot2)
+        self.groot2_requests = Groot2Requests(self) if values.get('groot2_port') else None
+        self.groot2_hooks: Any = None  # made by the first hook request (no import before)
+        self.groot2 = start_groot2(values, logger=self.logger,  # or None
+                                   render_value=json_safe, storage=self.blackboard_storage,
+                                   hooks=self.groot2_requests)
+        if self.groot2 is None and self.groot2_requests is not None:
+            self.groot2_requests.close()
+            self.groot2_requests = None
         self.configure_ticking(self.param('tick_mode'))
 
     def load_first_tree(self) -> None:
@@ -505,8 +514,7 @@ class ExecutiveCore:
         when the debugger refuses it (bt_executive/observe/debugger.py).
         """
         if not self.debug_enabled:
-            return False, ('debugging is off: start the executive with the parameter '
-                           'debug:=true to allow it (docs/debugging.md)')
+            return False, DEBUG_OFF
         command = str(request.get('command', '')).strip().lower()
         if command == 'state':
             return True, 'state'
@@ -525,6 +533,35 @@ class ExecutiveCore:
                 self.request_tick(f'debug {command} by {origin}')
         self.logger.info(f'debug: {text}')
         return True, text
+
+    def groot2_hook_request(self, kind: str, payload: Optional[bytes]) -> Optional[bytes]:
+        """Carry out one of Groot2's hook requests (on the executor's thread, as debug_request).
+
+        Returns:
+            the reply's payload (None: none)
+
+        Raises:
+            DebugRefused: refused, with the reason (debugging off, no tree, a hook that
+                cannot be mapped: bt_executive/observe/groot2_hooks.py).
+        """
+        if not self.debug_enabled:
+            raise DebugRefused(DEBUG_OFF)
+        debugger = self.debugger
+        if debugger is None:
+            raise DebugRefused('no tree loaded')
+        if self.groot2_hooks is None:
+            from bt_executive.formats.btcpp import uid_map
+            from bt_executive.observe.groot2_hooks import Groot2Hooks
+            self.groot2_hooks = Groot2Hooks(uid_map)
+        with self._board:
+            version = debugger.version
+            reply = self.groot2_hooks.answer(debugger, kind, payload)
+            if debugger.version != version:
+                self.publish_status(force=True)
+                self.request_tick(f'Groot2 {kind}')
+                self.logger.info(f'debug: Groot2 {kind} '
+                                 f"{(payload or b'').decode('utf-8', 'replace')[:200]}")
+        return reply
 
     def debug_state(self) -> dict[str, Any]:
         """Return the debugger's state as JSON data (``enabled`` false when off)."""
@@ -804,6 +841,8 @@ class ExecutiveCore:
             self.ticker.destroy()
             self.ticker = IdleTicker()
             self.typed.close()  # the node has left the executor: the action server goes
+            if self.groot2_requests is not None:  # a request waiting is refused at once
+                self.groot2_requests.close()
             if self.groot2 is not None:
                 self.groot2.close()
                 self.groot2 = None

@@ -16,6 +16,10 @@ ROS Subscribers and Publishers (only without the interface package):
     ~/debug/reply (std_msgs/String, reliable, the last 10): ``{"id", "success",
         "message", "state"}`` for each request.
 
+Groot2 (``groot2_port``): :class:`Groot2Requests` carries the hook requests Groot2 sends
+to the Groot2 server's thread over to the executor's thread, where the executive
+answers them (:mod:`bt_executive.observe.groot2_hooks`; docs/groot2.md, "Hooks").
+
 Every request is refused, with the reason, unless the executive's ``debug`` parameter
 is true (it is read-only: set when the executive starts). What the requests do is
 :class:`~bt_executive.observe.debugger.DebugController`'s (docs/debugging.md).
@@ -23,11 +27,15 @@ is true (it is read-only: set when the executive starts). What the requests do i
 
 from __future__ import annotations
 
+import collections
 import importlib
 import json
+import threading
 from typing import Any, Callable, Optional
 
+from bt_executive.observe.debugger import DebugRefused
 from bt_executive.ros import entities
+from bt_executive.ros.spin import timer_callback
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -38,6 +46,17 @@ TRIGGERS = ('pause', 'step', 'continue', 'clear', 'state')
 #: The request fields of DebugCommand (the JSON fallback takes the same).
 FIELDS = ('command', 'node', 'when', 'condition', 'policy', 'status', 'ticks', 'key',
           'value', 'origin')
+
+#: Why every debug request is refused while the ``debug`` parameter is off.
+DEBUG_OFF = ('debugging is off: start the executive with the parameter debug:=true to '
+             'allow it (docs/debugging.md)')
+
+#: Seconds between the executor's looks for Groot2 hook requests (a steady timer that
+#: exists only with debug:=true and groot2_port set: rclpy's EventsExecutor has no
+#: guard conditions and no thread-safe create_task to be woken with).
+GROOT2_POLL = 0.05
+#: Seconds a Groot2 hook request waits for the executor's answer before an error reply.
+GROOT2_ANSWER_TIMEOUT = 5.0
 
 
 def debug_command_type(logger: Any = None) -> Any:
@@ -115,4 +134,85 @@ class DebugServices:
              'state': self.core.debug_state()})))
 
 
-__all__ = ['DebugServices', 'FIELDS', 'TRIGGERS', 'debug_command_type']
+class _Call:
+    """One Groot2 hook request waiting for the executor's answer."""
+
+    def __init__(self, kind: str, payload: Optional[bytes]) -> None:
+        self.kind = kind
+        self.payload = payload
+        self.done = threading.Event()
+        self.reply: Optional[bytes] = None
+        self.error = ''
+        self.abandoned = False
+
+
+class Groot2Requests:
+    """Answer Groot2's hook requests on the executor's thread (the Groot2 server's handler).
+
+    The Groot2 server calls this object from its own thread; the request waits (at most
+    :data:`GROOT2_ANSWER_TIMEOUT` s) until a steady timer of the executive's node hands
+    it to ``core.groot2_hook_request`` on the executor's thread, as every other debug
+    request is carried out. With ``debug`` off every request but HOOKS_DUMP (``[]``: there
+    are no hooks) is refused at once and no timer is made.
+
+    Args:
+        core: the :class:`~bt_executive.ros.core.ExecutiveCore` (``debug_enabled``,
+            ``groot2_hook_request``, ``node``, ``own``)
+    """
+
+    def __init__(self, core: Any) -> None:
+        self.core = core
+        self._pending: collections.deque[_Call] = collections.deque()
+        self._closed = False
+        self._timer: Any = None
+        if core.debug_enabled:
+            from rclpy.clock import Clock, ClockType
+            self._timer = core.node.create_timer(
+                GROOT2_POLL, core.own(timer_callback(self.drain)),
+                clock=Clock(clock_type=ClockType.STEADY_TIME))
+
+    def __call__(self, kind: str, payload: Optional[bytes]) -> Optional[bytes]:
+        """Answer one request (the Groot2 server's thread); raise ValueError to refuse it."""
+        if not self.core.debug_enabled:
+            if kind == 'hooks_dump':
+                return b'[]'
+            raise DebugRefused(DEBUG_OFF)
+        if self._closed:
+            raise DebugRefused('the executive is shutting down')
+        call = _Call(kind, payload)
+        self._pending.append(call)
+        if not call.done.wait(GROOT2_ANSWER_TIMEOUT):
+            call.abandoned = True
+            raise DebugRefused(f'the executive did not answer within '
+                               f'{GROOT2_ANSWER_TIMEOUT:g} s')
+        if call.error:
+            raise DebugRefused(call.error)
+        return call.reply
+
+    def drain(self) -> None:
+        """Carry out the waiting requests (the executor's thread)."""
+        while self._pending:
+            call = self._pending.popleft()
+            if call.abandoned:
+                continue
+            try:
+                call.reply = self.core.groot2_hook_request(call.kind, call.payload)
+            except DebugRefused as error:
+                call.error = str(error) or 'refused'
+            except Exception as error:  # noqa: B902 - the waiting client gets the reason
+                call.error = f'internal error: {type(error).__name__}: {error}'
+            call.done.set()
+
+    def close(self) -> None:
+        """Refuse what still waits and whatever comes (the executive stops)."""
+        self._closed = True
+        while self._pending:
+            call = self._pending.popleft()
+            call.error = 'the executive is shutting down'
+            call.done.set()
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+__all__ = ['DEBUG_OFF', 'DebugServices', 'FIELDS', 'GROOT2_ANSWER_TIMEOUT', 'GROOT2_POLL',
+           'Groot2Requests', 'TRIGGERS', 'debug_command_type']

@@ -199,7 +199,9 @@ def open_outputs(node: Any, values: dict[str, Any]) -> list[Any]:
 
 
 def start_groot2(values: dict[str, Any], *, logger: Any, render_value: Callable[[Any], Any],
-                 storage: Callable[[], dict[str, Any]]) -> Any:
+                 storage: Callable[[], dict[str, Any]],
+                 hooks: Optional[Callable[[str, Optional[bytes]], Optional[bytes]]] = None
+                 ) -> Any:
     """Start the Groot2 server if ``groot2_port`` is set (docs/groot2.md), else None.
 
     A port in use or pyzmq/msgpack missing is logged as an error and the executive runs
@@ -210,6 +212,7 @@ def start_groot2(values: dict[str, Any], *, logger: Any, render_value: Callable[
         logger: the node's logger
         render_value: renders a blackboard value as JSON data
         storage: returns the executive's blackboard storage
+        hooks: answers Groot2's hook requests (None: the server is read-only)
     """
     port, address = values.get('groot2_port'), values.get('groot2_address', '127.0.0.1')
     if not port:
@@ -217,7 +220,7 @@ def start_groot2(values: dict[str, Any], *, logger: Any, render_value: Callable[
     try:
         from bt_executive.observe.groot2 import Groot2Server
         server = Groot2Server(port, address, logger=logger, render_value=render_value,
-                              storage=storage)
+                              storage=storage, hooks=hooks)
     except Exception as error:  # noqa: B902 - ImportError, Groot2Error: run on without
         logger.error(f'Groot2 monitoring is off: {error}')
         return None
