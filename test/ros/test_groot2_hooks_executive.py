@@ -72,8 +72,7 @@ class Groot2Client:
 
     def insert(self, uid: int, *, position: int = 0, mode: int = 0,
                status: str = 'SKIPPED', once: bool = False) -> list[bytes]:
-        """HOOK_INSERT: one ``Hook`` as JSON (enabled, uid, mode, once, desired_status,
-        position)."""
+        """Send HOOK_INSERT: one ``Hook`` as JSON (the fields of groot2_protocol.h's)."""
         return self.request('I', json.dumps({
             'enabled': True, 'uid': uid, 'mode': mode, 'once': once,
             'desired_status': status, 'position': position}).encode())
