@@ -264,14 +264,18 @@ class Executive(CoreAccess, Node):
         ~/pause, ~/resume, ~/reset, ~/reload (std_srvs/Trigger); ~/list_trees
         (bt_executive_interfaces/srv/ListTrees) where that package is installed;
         py_trees_ros' snapshot streams where py_trees_ros_interfaces is installed
-        (bt_executive/ros/streams.py)
+        (bt_executive/ros/streams.py); rclpy's parameter services unless
+        ``parameter_services=False`` (the scenario harness: nothing outside its process
+        sets a parameter, and every entity less makes each executor wait cheaper)
     """
 
     def __init__(self, *, node_name: str = 'bt_executive', namespace: Optional[str] = None,
                  parameter_overrides: Optional[list[Parameter]] = None,
-                 registry: Optional[Registry] = None, context: Any = None):
+                 registry: Optional[Registry] = None, context: Any = None,
+                 parameter_services: bool = True):
         kwargs = node_options(namespace, context)
-        super().__init__(node_name, parameter_overrides=parameter_overrides or [], **kwargs)
+        super().__init__(node_name, parameter_overrides=parameter_overrides or [],
+                         start_parameter_services=parameter_services, **kwargs)
         try:
             declare_parameters(self, PARAMETERS)
         except ParameterException:  # a value of the wrong type or out of range

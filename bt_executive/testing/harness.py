@@ -221,12 +221,19 @@ class _Run:
                 else:
                     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = saved
         self.executor = SingleThreadedExecutor(context=self.context)
-        clock_node = rclpy.create_node('scenario_clock', context=self.context)
+        # Nothing outside the process talks to these nodes: no parameter, type description
+        # or rosout entities, so each wait of the executor (several per simulated step)
+        # looks at fewer of them.
+        quiet: dict[str, Any] = dict(
+            context=self.context, start_parameter_services=False, enable_rosout=False,
+            parameter_overrides=[Parameter('start_type_description_service', value=False)])
+        clock_node = rclpy.create_node('scenario_clock', **quiet)
         self.clock_publisher = clock_node.create_publisher(
             Clock, '/clock', QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
-        self.peer_node = rclpy.create_node('scenario_peers', context=self.context)
+        self.peer_node = rclpy.create_node('scenario_peers', **quiet)
         self.nodes = [clock_node, self.peer_node]
         overrides = [Parameter('use_sim_time', value=True),
+                     Parameter('start_type_description_service', value=False),
                      Parameter('tree_file', value=self.scenario.tree_file),
                      Parameter('tree_name', value=self.scenario.tree_name)]
         overrides += [Parameter(name, value=value)
@@ -236,7 +243,8 @@ class _Run:
             'bt_executive', rclpy.logging.LoggingSeverity.INFO if self.log_line is not None
             else rclpy.logging.LoggingSeverity.FATAL)
         try:
-            self.executive = Executive(parameter_overrides=overrides, context=self.context)
+            self.executive = Executive(parameter_overrides=overrides, context=self.context,
+                                       parameter_services=False)
         except TreeError:
             raise
         except (ParameterException, TypeError, ValueError) as error:
