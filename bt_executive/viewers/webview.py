@@ -421,21 +421,26 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         """Forward a debug request (``/debug`` of a live view); elsewhere 405."""
-        if self.path.partition('?')[0] != '/debug' or self.server.debug is None:
+        debug = self._debug_service(self.path.partition('?')[0])
+        if debug is None:
             self._method_not_allowed()
             return
-        problem = self._post_problem()
+        problem = self._post_problem(debug)
         if problem is not None:
             self.close_connection = True
             self._error(*problem, True, headers=(('Connection', 'close'),))
             self._linger()
             return
         length = int(self.headers['Content-Length'])
-        code, data = self.server.debug.answer_post(self.rfile.read(length))
+        code, data = debug.answer_post(self.rfile.read(length))
         self.send_response(code)
         self._send_json_body(data, body=True)
 
-    def _post_problem(self) -> Optional[tuple[int, str]]:
+    def _debug_service(self, path: str) -> Any:
+        """Return the debugger answering ``path`` (a DebugService), or None."""
+        return self.server.debug if path == '/debug' else None
+
+    def _post_problem(self, debug: Any) -> Optional[tuple[int, str]]:
         """Return ``(code, sentence)`` when a POST is not the page's own request, or None."""
         if not self._host_allowed():
             return 403, 'unexpected Host header'
@@ -448,8 +453,8 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
         length = self.headers.get('Content-Length')
         if length is None or not length.strip().isdigit():
             return 411, 'Content-Length required'
-        if int(length) > self.server.debug.max_body:
-            return 413, f'a request is at most {self.server.debug.max_body} bytes'
+        if int(length) > debug.max_body:
+            return 413, f'a request is at most {debug.max_body} bytes'
         return None
 
     def _checked_get(self, *, body: bool) -> None:
@@ -469,11 +474,14 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
             self._error(403, 'unexpected Host header', body)
         else:
             self._serve_view(path, body, self.server.hub, self.server.topic,
-                             self.server.events_topic)
+                             self.server.events_topic, self.server.debug)
 
     def _serve_view(self, path: str, body: bool, hub: 'SnapshotHub', topic: str,
-                    events_topic: str) -> None:
-        """Answer a path of one executive's view (the page, its files, the data)."""
+                    events_topic: str, debug: Any = None) -> None:
+        """Answer a path of one executive's view (the page, its files, the data).
+
+        ``debug`` answers ``/debug`` (a DebugService; None: 404).
+        """
         if path in STATIC_FILES:
             name, content_type = STATIC_FILES[path]
             self._send(200, content_type, self.server.assets[name], body)
@@ -496,8 +504,8 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
                 code, data = 400, {'error': f'400 {error}'}
             self.send_response(code)
             self._send_json_body(data, body=body)
-        elif path == '/debug' and self.server.debug is not None:
-            code, data = self.server.debug.answer_get()
+        elif path == '/debug' and debug is not None:
+            code, data = debug.answer_get()
             self.send_response(code)
             self._send_json_body(data, body=body)
         elif path.startswith('/replay/') and self.server.replay is not None:

@@ -361,6 +361,18 @@ def test_the_debugger_driven_in_the_page(browser, live, tmp_path):  # noqa: C901
     page.wait_until("document.querySelector('#blackboard tr[data-key=x]')"
                     ".dataset.text === '5'", 'the new value on the page')
 
+    # the graph marks them too, and a right-click on a box opens the same menu
+    boxes = page.evaluate('Object.fromEntries([...document.querySelectorAll('
+                          "'#graph-world .gnode')].map((g) => [g.dataset.graphId, "
+                          "[g.dataset.breakpoint || '', g.dataset.substituted || '', "
+                          "g.dataset.pausedAt || '']]))")
+    assert boxes[COUNT] == ['before', '', 'true'] and boxes[DONE] == ['', 'RUNNING', '']
+    assert boxes[READY] == ['', '', '']
+    page.evaluate("document.querySelector('#graph-world [data-graph-id=\"Main/root/ready\"]"
+                  " rect').dispatchEvent(new MouseEvent('contextmenu', {bubbles: true}))")
+    page.wait_until(f'document.body.dataset.debugMenu === {json.dumps(READY)}',
+                    'the menu from the graph')
+
     # the picture: paused at the breakpoint, a substitution marked, the menu of a node open
     page.evaluate(f"{row(DONE)}.querySelector(':scope > .row > .dbg').click()")
     page.wait_until(f'document.body.dataset.debugMenu === {json.dumps(DONE)}', 'the menu')

@@ -15,7 +15,9 @@
   const $ = (id) => document.getElementById(id);
   const WHEN = ['before', 'success', 'failure', 'running'];
   const STATUSES = ['SUCCESS', 'FAILURE', 'RUNNING'];
-  const RETRY_MS = 5000;
+  // Asking again after an executive that did not answer: the wait doubles up to a minute
+  // (a browser has few connections per server; the event stream holds one already).
+  const RETRY_MS = [5000, 60000];
 
   const debug = {
     available: false, // the server forwards debug requests (a live view)
@@ -24,6 +26,8 @@
     session: null, // the snapshot session the state was asked for
     menuFor: null, // the node id the menu is open for
     busy: 0, // requests on their way
+    asking: false, // a GET debug on its way
+    retry: 0, // the wait before asking again after no answer (ms; 0: none planned)
   };
 
   function el(tag, className, text) {
@@ -92,7 +96,14 @@
     });
   }
 
+  function askLater() {
+    debug.retry = Math.min(RETRY_MS[1], debug.retry ? debug.retry * 2 : RETRY_MS[0]);
+    setTimeout(askState, debug.retry);
+  }
+
   function askState() {
+    if (debug.asking) return;
+    debug.asking = true;
     const snapshot = api() && api().view.snapshot;
     debug.session = snapshot ? snapshot.session : null;
     fetch('debug', {cache: 'no-store'})
@@ -101,13 +112,17 @@
         return response.json().then((data) => ({response, data}));
       })
       .then((answer) => {
+        debug.asking = false;
         if (!answer) return;
         show();
         const {response, data} = answer;
         if (!response.ok) {
           say($('debug-message'), {ok: false, text: `error: ${data.error || response.status}`});
-          setTimeout(askState, RETRY_MS);
-        } else if (data.success) {
+          askLater();
+          return;
+        }
+        debug.retry = 0;
+        if (data.success) {
           debug.off = null;
           useState(data.state);
         } else {
@@ -117,7 +132,10 @@
         updateBar();
         applyMarks();
       })
-      .catch(() => setTimeout(askState, RETRY_MS));
+      .catch(() => {
+        debug.asking = false;
+        askLater();
+      });
   }
 
   // ---- the state and the marks ---------------------------------------------------------
