@@ -77,7 +77,7 @@ class DebugClient:
         self._requests = node.create_publisher(String, f'{prefix}/request', qos)
         self._replies: dict[str, dict[str, Any]] = {}
         self._replied = threading.Condition()
-        node.create_subscription(String, f'{prefix}/reply', self._on_reply, qos)
+        self._reply = node.create_subscription(String, f'{prefix}/reply', self._on_reply, qos)
 
     def request(self, fields: dict[str, Any], *, timeout: float) -> DebugAnswer:
         """Send one request, the fields of DebugCommand, and wait for the answer.
@@ -130,7 +130,9 @@ class DebugClient:
         def found() -> Optional[bool]:
             if self._command is not None and self._command.service_is_ready():
                 return True
-            if self._requests.get_subscription_count() > 0:
+            # both ways matched: a reply published before ours is matched would be lost
+            if self._requests.get_subscription_count() > 0 \
+                    and self._reply.get_publisher_count() > 0:
                 return False
             return None
         return bool(self._wait(found, deadline, f'{self.executive}/debug/command or '
