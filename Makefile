@@ -75,7 +75,7 @@ fuzz: $(STAMP)
 	  test/test_fuzz_loader.py test/test_fuzz_commands.py $(ARGS)
 
 # The web view's pictures in docs/ (graph view of a 500-node tree, search, the fleet page,
-# a recorded patrol replayed at a docking),
+# a recorded patrol replayed at a docking, the debugger),
 # taken by the headless Chromium tests that check them.
 # The README's pictures (docs/*.png), made by the browser tests that check them, run from
 # an empty temporary directory: the pages show no folder of this machine (the tests start
@@ -86,7 +86,7 @@ screenshots: $(STAMP) browser
 	  "$(abspath $(PY))" -m pytest -q -p no:cacheprovider -c "$(CURDIR)/pytest.ini" \
 	  --rootdir "$(CURDIR)" "$(CURDIR)/test/ros/test_webview_graph.py" \
 	  "$(CURDIR)/test/ros/test_fleet_view.py" "$(CURDIR)/test/ros/test_replay_demo.py" \
-	  "$(CURDIR)/test/ros/test_rqt_widget.py"; \
+	  "$(CURDIR)/test/ros/test_rqt_widget.py" "$(CURDIR)/test/ros/test_webview_debug.py"; \
 	  status=$$?; cd /; rm -rf "$$dir"; exit $$status
 
 clean:

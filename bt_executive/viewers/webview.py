@@ -5,9 +5,11 @@
 A :class:`~bt_executive.ros.listener.SnapshotListener` (its own rclpy context, spun in a
 background thread) subscribes to the executive's ``~/snapshot``, ``~/snapshot_delta`` and
 ``~/events`` topics (docs/snapshots.md) and feeds a :class:`SnapshotHub` (which rebuilds
-the state from snapshots and deltas); a read-only HTTP
+the state from snapshots and deltas); an HTTP
 server (standard library, one thread per connection) serves the page and pushes every new
-snapshot to the browser with Server-Sent Events:
+snapshot to the browser with Server-Sent Events. It changes nothing at the executive but
+through ``/debug``, which forwards the page's debug requests to the executive's
+``~/debug/...`` (refused there unless the executive runs with ``debug:=true``):
 
 =============  ==================================================================
 ``/``          the page (``index.html``; ``app.js`` and ``style.css`` next to it)
@@ -18,11 +20,20 @@ snapshot to the browser with Server-Sent Events:
                (a new client first gets the last 100 batches received)
 ``/layout``    where the graph view's boxes go (``?c=...&w=...&h=...``, laid out with
                Graphviz's dot: :mod:`bt_executive.viewers.graph_layout`)
+``/debug``     the debugger (:mod:`bt_executive.viewers.debug_web`): GET the executive's
+               ``~/debug/state``, POST a request (JSON) forwarded to its ``~/debug/...``
+               as a ROS client; a live view only (elsewhere 404, POST 405)
 =============  ==================================================================
 
 Only these paths exist: static files come from a fixed allow-list of packaged files read
 at start-up, never from a path in the request. Every other path is 404, every method but
-GET and HEAD 405, malformed requests 400 (414, 431, 505), all with a small JSON body.
+GET and HEAD 405 (but POST to a live view's ``/debug``), malformed requests 400 (414,
+431, 505), all with a small JSON body. A POST must come from the page itself: its
+``Content-Type`` must be ``application/json`` (another site's form or ``fetch`` cannot
+send that without a CORS preflight, which is refused), an ``Origin`` header must name
+this server (403), and its body must have a ``Content-Length`` of at most
+:data:`~bt_executive.viewers.debug_web.MAX_BODY` bytes (411, 413; 415 for another type).
+(rclpy is imported by a live view only: replays and reports run without it.)
 A query is checked where it means something: the page's ``view`` must be one of
 :data:`PAGE_VIEWS`, and ``/layout`` and ``/replay/...`` refuse a parameter they do not
 take, one given twice, or a value they cannot use, each with a 400 whose error is a
@@ -68,9 +79,11 @@ STATIC_FILES = {
     '/search.js': ('search.js', 'text/javascript; charset=utf-8'),
     '/graph.css': ('graph.css', 'text/css; charset=utf-8'),
     '/timeline.js': ('timeline.js', 'text/javascript; charset=utf-8'),
+    '/debug.js': ('debug.js', 'text/javascript; charset=utf-8'),
+    '/debug.css': ('debug.css', 'text/css; charset=utf-8'),
 }
 #: Every path the server answers (anything else is 404).
-ROUTES = (*STATIC_FILES, '/snapshot', '/events', '/layout', '/replay/timeline',
+ROUTES = (*STATIC_FILES, '/snapshot', '/events', '/layout', '/debug', '/replay/timeline',
           '/replay/frame', '/replay/find')
 #: The views the page's ``view`` parameter chooses (read by graph.js).
 PAGE_VIEWS = ('outline', 'graph', 'both')
@@ -406,6 +419,44 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
         """Serve the page, its files, ``/snapshot``, ``/events`` and ``/layout``."""
         self._checked_get(body=True)
 
+    def do_POST(self) -> None:
+        """Forward a debug request (``/debug`` of a live view); elsewhere 405."""
+        debug = self._debug_service(self.path.partition('?')[0])
+        if debug is None:
+            self._method_not_allowed()
+            return
+        problem = self._post_problem(debug)
+        if problem is not None:
+            self.close_connection = True
+            self._error(*problem, True, headers=(('Connection', 'close'),))
+            self._linger()
+            return
+        length = int(self.headers['Content-Length'])
+        code, data = debug.answer_post(self.rfile.read(length))
+        self.send_response(code)
+        self._send_json_body(data, body=True)
+
+    def _debug_service(self, path: str) -> Any:
+        """Return the debugger answering ``path`` (a DebugService), or None."""
+        return self.server.debug if path == '/debug' else None
+
+    def _post_problem(self, debug: Any) -> Optional[tuple[int, str]]:
+        """Return ``(code, sentence)`` when a POST is not the page's own request, or None."""
+        if not self._host_allowed():
+            return 403, 'unexpected Host header'
+        origin = self.headers.get('Origin')
+        if origin is not None and origin != f'http://{self.headers.get("Host", "")}':
+            return 403, f'cross-origin request refused (Origin {quoted(origin)})'
+        kind = (self.headers.get('Content-Type') or '').partition(';')[0].strip().lower()
+        if kind != 'application/json':
+            return 415, 'the body must be application/json'
+        length = self.headers.get('Content-Length')
+        if length is None or not length.strip().isdigit():
+            return 411, 'Content-Length required'
+        if int(length) > debug.max_body:
+            return 413, f'a request is at most {debug.max_body} bytes'
+        return None
+
     def _checked_get(self, *, body: bool) -> None:
         """Answer a bad ``view`` of the page with 400 and a sentence; else route."""
         path, _, query = self.path.partition('?')
@@ -423,11 +474,14 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
             self._error(403, 'unexpected Host header', body)
         else:
             self._serve_view(path, body, self.server.hub, self.server.topic,
-                             self.server.events_topic)
+                             self.server.events_topic, self.server.debug)
 
     def _serve_view(self, path: str, body: bool, hub: 'SnapshotHub', topic: str,
-                    events_topic: str) -> None:
-        """Answer a path of one executive's view (the page, its files, the data)."""
+                    events_topic: str, debug: Any = None) -> None:
+        """Answer a path of one executive's view (the page, its files, the data).
+
+        ``debug`` answers ``/debug`` (a DebugService; None: 404).
+        """
         if path in STATIC_FILES:
             name, content_type = STATIC_FILES[path]
             self._send(200, content_type, self.server.assets[name], body)
@@ -448,6 +502,10 @@ class ViewRequestHandler(http.server.BaseHTTPRequestHandler):
                     parse_query(self.path.partition('?')[2]))
             except QueryError as error:
                 code, data = 400, {'error': f'400 {error}'}
+            self.send_response(code)
+            self._send_json_body(data, body=body)
+        elif path == '/debug' and debug is not None:
+            code, data = debug.answer_get()
             self.send_response(code)
             self._send_json_body(data, body=body)
         elif path.startswith('/replay/') and self.server.replay is not None:
@@ -594,6 +652,9 @@ class ViewServer(http.server.ThreadingHTTPServer):
         self.replay: Any = None
         #: answers ``/layout`` (the graph view's layouts, cached)
         self.layouts = GraphLayouts()
+        #: answers ``/debug`` (a :class:`~bt_executive.viewers.debug_web.DebugService`);
+        #: None: 404, POST 405 (not a live view)
+        self.debug: Any = None
         super().__init__(address, self.handler)
 
     @property
@@ -644,10 +705,19 @@ class WebView(ServedPage):
         self._ros_args = ros_args
 
     def _listen(self) -> SnapshotListener:
-        return SnapshotListener(
+        listener = SnapshotListener(
             self.namespace, self.node, on_snapshot=self.hub.put_stream,
             on_delta=self.hub.put_stream, on_events=self.hub.put_events,
-            name='bt_executive_view', args=self._ros_args).start()
+            name='bt_executive_view', args=self._ros_args)
+        try:  # made before the listener spins: its thread then serves the answers
+            from bt_executive.ros.debug_client import DebugClient
+            from bt_executive.viewers.debug_web import DebugService
+            executive = f'{listener.namespace.rstrip("/")}/{listener.executive}'
+            self.server.debug = DebugService(DebugClient(listener.node, executive))
+        except BaseException:
+            listener.close()
+            raise
+        return listener.start()
 
     def _end_streams(self) -> None:
         self.hub.close()
