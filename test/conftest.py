@@ -107,6 +107,40 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]
+                            ) -> Generator[None, Any, None]:
+    """With ``BT_TEST_CPU=FOLDER``, note each test's CPU seconds (tools/test_cpu.py).
+
+    One JSON line per test in ``FOLDER/<worker>.jsonl``: its wall time, the CPU time of
+    the test process and of the child processes it waited for (set-up, call and
+    tear-down together). Where the suite's CPU goes is what bounds ``make test``'s wall
+    time on a small machine.
+    """
+    folder = os.environ.get('BT_TEST_CPU')
+    if not folder:
+        yield
+        return
+    import resource
+    import time
+
+    def cpu() -> tuple[float, float]:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime)
+
+    start, wall = cpu(), time.monotonic()
+    yield
+    end = cpu()
+    line = json.dumps({'test': item.nodeid, 'wall': round(time.monotonic() - wall, 3),
+                       'cpu': round(end[0] - start[0], 3),
+                       'children': round(end[1] - start[1], 3)})
+    os.makedirs(folder, exist_ok=True)
+    name = os.environ.get('PYTEST_XDIST_WORKER') or 'main'
+    with open(os.path.join(folder, f'{name}.jsonl'), 'a', encoding='utf-8') as out:
+        out.write(line + '\n')
+
+
+@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item,
                               call: pytest.CallInfo) -> Generator[None, Any, None]:
     """Attach the output of the test's spawned processes to a failure report."""

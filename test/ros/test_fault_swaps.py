@@ -102,10 +102,10 @@ def test_a_swap_storm_leaks_nothing_and_leaves_one_goal(spawn: Callable[..., Spa
         # rejected after every leaf was set up: setup took longer than setup_timeout
         write_tree(tmp_path, 'slow_setup.yaml', tree_text('D', '/' + fib, '/' + trigger,
                                                           prefix + '/d', 30)
-                   .replace('- Selector watch:', '- SlowSetup: 0.3\n'
+                   .replace('- Selector watch:', '- SlowSetup: 0.6\n'
                             '                - Selector watch:')),
     ]
-    ex = Host(valid[0], tick_rate=50.0, setup_timeout=0.2, registry=fault_registry())
+    ex = Host(valid[0], tick_rate=50.0, setup_timeout=0.5, registry=fault_registry())
     try:
         node = ex.executive
 
