@@ -36,7 +36,7 @@ def _run_all(path, coverage=None):
 def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path):
     coverage = Coverage()
     results = _run_all(PATROL, coverage)
-    assert len(results) == 10
+    assert len(results) == 14
     for result in results:
         assert result.passed, f'{result.scenario.id}:\n{result.error or ""}' + \
             '\n'.join(result.failures)
@@ -48,7 +48,7 @@ def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path):
     assert data['schema'] == 'bt_executive/coverage/1' and data['percent'] == 100.0
     (entry,) = data['trees']
     assert entry['nodes_total'] == entry['nodes_reached'] == 53
-    assert len(entry['scenarios']) == 10
+    assert len(entry['scenarios']) == 14
     node = next(n for n in entry['nodes'] if n['path'].endswith('/stranded/Log'))
     assert node['type'] == 'Log' and node['file'].endswith('patrol_mission.yaml')
     assert node['reached'] > 0 and set(node) >= {'SUCCESS', 'FAILURE', 'RUNNING', 'halted'}
@@ -127,7 +127,7 @@ def test_bt_executive_test_reports_coverage_and_fails_below_min_coverage(tmp_pat
     assert json.loads(json_path.read_text())['percent'] < 90
     assert ElementTree.parse(xml_path).getroot().tag == 'coverage'
     assert cli(['test', str(PATROL), '--min-coverage', '100']) == 0
-    assert '10 passed, 0 failed' in capsys.readouterr().out
+    assert '14 passed, 0 failed' in capsys.readouterr().out
 
 
 @pytest.mark.parametrize('value', ['150', '-1', 'nan', 'most'])
