@@ -47,17 +47,23 @@ def test_every_hand_made_mutant_of_the_patrol_fails_a_shipped_scenario(name, tmp
 
 
 def test_a_bounded_mutation_run_of_the_patrol_kills_every_mutant(tmp_path, capsys):
-    """A fixed sample (same seed, same mutants): every one killed, the JSON as documented."""
+    """A fixed sample (same seed, same mutants): every one killed, the JSON as documented.
+
+    Seed 11 draws mutants of Recharge, LeaveDock, the waypoint counters and three of the
+    lap reset that only the lap scenario kills (survivors before it was written).
+    """
     report = tmp_path / 'mutation.json'
-    status = cli(['test', str(PATROL), '--mutate', '--mutate-limit', '10', '--seed', '7',
+    status = cli(['test', str(PATROL), '--mutate', '--mutate-limit', '10', '--seed', '11',
                   '--jobs', '2', '--mutation-json', str(report),
                   '--min-mutation-score', '100'])
     out = capsys.readouterr().out
     assert status == 0, out
     data = json.loads(report.read_text())
-    assert data['schema'] == 'bt_executive/mutation/1' and data['seed'] == 7
+    assert data['schema'] == 'bt_executive/mutation/1' and data['seed'] == 11
     (tree,) = data['trees']
     assert tree['tree'] == 'Patrol' and len(tree['mutants']) == 10
     assert tree['counts']['survived'] == 0 and data['score'] == 100.0
+    killers = {m['scenario'].rpartition('::')[2] for m in tree['mutants']}
+    assert 'laps count only laps with a reached waypoint' in killers, killers
     numbers = [m['number'] for m in tree['mutants']]
     assert numbers == sorted(numbers)

@@ -43,13 +43,13 @@ def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path, capsys):
                   '--min-coverage', '100'])
     out = capsys.readouterr().out
     assert status == 0, out
-    assert '10 passed, 0 failed' in out
+    assert '14 passed, 0 failed' in out
     # the JSON report
     data = json.loads(json_path.read_text())
     assert data['schema'] == 'bt_executive/coverage/1' and data['percent'] == 100.0
     (entry,) = data['trees']
     assert entry['nodes_total'] == entry['nodes_reached'] == 53
-    assert len(entry['scenarios']) == 10
+    assert len(entry['scenarios']) == 14
     node = next(n for n in entry['nodes'] if n['path'].endswith('/stranded/Log'))
     assert node['type'] == 'Log' and node['file'].endswith('patrol_mission.yaml')
     assert node['reached'] > 0 and set(node) >= {'SUCCESS', 'FAILURE', 'RUNNING', 'halted'}
