@@ -224,9 +224,10 @@ class _Run:
         # Nothing outside the process talks to these nodes: no parameter, type description
         # or rosout entities, so each wait of the executor (several per simulated step)
         # looks at fewer of them.
-        quiet: dict[str, Any] = dict(
-            context=self.context, start_parameter_services=False, enable_rosout=False,
-            parameter_overrides=[Parameter('start_type_description_service', value=False)])
+        quiet: dict[str, Any] = {
+            'context': self.context, 'start_parameter_services': False,
+            'enable_rosout': False,
+            'parameter_overrides': [Parameter('start_type_description_service', value=False)]}
         clock_node = rclpy.create_node('scenario_clock', **quiet)
         self.clock_publisher = clock_node.create_publisher(
             Clock, '/clock', QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
