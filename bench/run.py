@@ -25,6 +25,7 @@ and runs in ROS_DOMAIN_ID 73 unless the caller set one.
 from __future__ import annotations
 
 import datetime
+import faulthandler
 import importlib
 import inspect
 import json
@@ -96,8 +97,9 @@ def run_isolated(name: str, quick: bool, timeout: Optional[float] = None) -> lis
             child.wait(timeout)
         except subprocess.TimeoutExpired:
             print(f'  {name} hung: no result after {timeout:.0f} s (a deadlock in C code? '
-                  f'`py-spy dump --native --pid {child.pid}` shows where); ending it',
+                  'its stacks follow; `py-spy dump --native` shows the C side); ending it',
                   file=sys.stderr, flush=True)
+            dump_stacks(child)
             end_process_tree(child)
             raise BenchmarkFailed(f'hung: no result after {timeout:.0f} s; ended, with '
                                   'the processes it started') from None
@@ -126,6 +128,9 @@ def child_main(argv: list[str]) -> int:
     # SIGINT ignored: the suite's interrupt_child() must still reach this one
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _terminated)
+    # SIGUSR1 prints every thread's stack to stderr, from C, so also when the main thread
+    # is stuck in C code (the parent sends it before it interrupts or ends a child)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     ros_environment()
     try:
         data, status = {'rows': run_benchmark(name, '--quick' in argv)}, 0
@@ -183,6 +188,15 @@ def end_process_tree(child: subprocess.Popen, grace: float = 10.0) -> None:
         _signal(pid, signal.SIGKILL)
 
 
+def dump_stacks(child: subprocess.Popen) -> None:
+    """Have ``child`` print every thread's stack to stderr (SIGUSR1, child_main)."""
+    _signal(child.pid, signal.SIGUSR1)
+    try:  # the dump is written from the signal handler at once; give it that moment
+        child.wait(0.5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
 def interrupt_child(child: subprocess.Popen, grace: float = 60.0) -> None:
     """Let an interrupted child stop its processes, within ``grace`` seconds.
 
@@ -193,6 +207,7 @@ def interrupt_child(child: subprocess.Popen, grace: float = 60.0) -> None:
         child.wait(2.0)
         return
     except subprocess.TimeoutExpired:
+        dump_stacks(child)  # where it was when interrupted (a hang is often why)
         child.send_signal(signal.SIGINT)
     try:
         child.wait(grace)
