@@ -99,8 +99,7 @@ def run_isolated(name: str, quick: bool, timeout: Optional[float] = None) -> lis
             print(f'  {name} hung: no result after {timeout:.0f} s (a deadlock in C code? '
                   'its stacks follow; `py-spy dump --native` shows the C side); ending it',
                   file=sys.stderr, flush=True)
-            dump_stacks(child)
-            end_process_tree(child)
+            end_process_tree(child, stacks=True)
             raise BenchmarkFailed(f'hung: no result after {timeout:.0f} s; ended, with '
                                   'the processes it started') from None
         except BaseException:  # Ctrl-C, SIGTERM: the child stops what it started first
@@ -169,14 +168,17 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def end_process_tree(child: subprocess.Popen, grace: float = 10.0) -> None:
+def end_process_tree(child: subprocess.Popen, grace: float = 10.0, *,
+                     stacks: bool = False) -> None:
     """End a hung child and everything it started.
 
     The processes below it get SIGTERM, then SIGKILL if they did not stop within
     ``grace`` seconds; the child gets SIGKILL at once: hung in C code, its own signal
     handlers never run.
     """
-    below = descendants(child.pid)
+    below = descendants(child.pid)  # before anything: a child that exits orphans them
+    if stacks:  # where it hung (the signal may also end a C call such as sleep())
+        dump_stacks(child)
     for pid in below:
         _signal(pid, signal.SIGTERM)
     child.kill()

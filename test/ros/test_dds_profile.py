@@ -40,11 +40,12 @@ def test_a_fast_dds_configuration_of_the_users_own_is_left_alone(tmp_path, envir
     else:
         assert why is not None and why.startswith(reason)
     before = dict(environ)
+    here = os.getcwd()
     os.chdir(tmp_path)  # use_dds_profile looks in the working directory
     try:
         assert dds_profile.use_dds_profile(environ) is (reason is None)
     finally:
-        os.chdir(os.path.dirname(__file__))
+        os.chdir(here)  # where the worker was: later tests resolve paths from it
     if reason is None:
         assert environ['FASTDDS_DEFAULT_PROFILES_FILE'] == dds_profile.PROFILE
         assert environ['RMW_FASTRTPS_USE_QOS_FROM_XML'] == '1'

@@ -32,13 +32,14 @@ def _run_all(path, coverage=None):
     return [run_scenario(s, coverage=coverage) for s in load_scenarios(str(path))]
 
 
-def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path, capsys):
+def test_the_patrol_scenarios_pass_and_reach_every_node(tmp_path, capsys, monkeypatch):
     """``bt-executive test`` on the shipped patrol: every scenario, 100 % coverage, reports.
 
     The one full run of the patrol's scenarios in this file (each costs CPU seconds):
     the gate ``--min-coverage 100`` passes and the JSON and Cobertura reports say why.
     """
     json_path, xml_path = tmp_path / 'c.json', tmp_path / 'c.xml'
+    monkeypatch.chdir(ROOT)  # the Cobertura report names files relative to the directory
     status = cli(['test', str(PATROL), '--json', str(json_path), '--xml', str(xml_path),
                   '--min-coverage', '100'])
     out = capsys.readouterr().out
