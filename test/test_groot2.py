@@ -724,6 +724,7 @@ class Debugged:
 
     ours: Ours
     debugger: DebugController
+    lock: threading.Lock  # the test's ticks and the server's requests take turns
 
     @property
     def port(self) -> int:
@@ -747,24 +748,13 @@ def debugged() -> Iterator[Debugged]:
     server = groot2.Groot2Server(free_port(pair=True), hooks=answer)
     server.on_install(tree, tree_name=document.main, document=document)
     runner.add_observer(server)
-    served = Debugged(Ours(server, tree, runner, document), debugger)
-    served.lock = lock  # type: ignore[attr-defined]
-    yield served
+    yield Debugged(Ours(server, tree, runner, document), debugger, lock)
     server.close()
 
 
-def test_hooks_dump_is_written_as_btcpp_writes_it():
+def test_hooks_dump_is_written_as_btcpp_writes_it(debugged):
     """The same hooks inserted into BT.CPP's publisher and ours dump to the same bytes."""
-    document, tree = load(SIMPLE.yaml)
-    runner = TreeRunner(tree)
-    storage = py_trees.blackboard.Blackboard.storage
-    debugger = DebugController(tree, runner, lookup=lambda key: storage['/' + key],
-                               storage=lambda: storage)
-    hooks = Groot2Hooks(groot2.tree_uids)
-    server = groot2.Groot2Server(free_port(pair=True),
-                                 hooks=lambda kind, payload: hooks.answer(debugger, kind,
-                                                                          payload))
-    server.on_install(tree, tree_name=document.main, document=document)
+    server = debugged.ours.server
     theirs = serve_btcpp(SIMPLE)
     try:
         inserted = [hook(4), hook(2, position=1, once=True),
@@ -785,7 +775,6 @@ def test_hooks_dump_is_written_as_btcpp_writes_it():
             assert len(ask(port, header('A'))) == 1
             assert ask(port, header('D'))[1] == b'[]'
     finally:
-        server.close()
         del theirs.publisher
 
 
