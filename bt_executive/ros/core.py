@@ -125,14 +125,20 @@ class ExecutiveCore:
         check: called with a control's name (:data:`CONTROLS`) before it runs; raises
             :class:`~bt_executive.core.errors.TreeError` to refuse it
         status_extra: returns fields added to ~/status
+        services: make the services and the ExecuteTree action (False: a program in the
+            same process drives the core through its methods, as the scenario harness
+            does; nothing outside the process can reach it, and the node's executor has
+            fewer entities to look at on each wait)
     """
 
     def __init__(self, node: Any, *, registry: Optional[Registry] = None,
                  blackboard: Optional[BlackboardSpace] = None,
                  tick_phase: Optional[float] = None, give_way_after_send: bool = True,
                  ticking: bool = True, check: Optional[Callable[[str], None]] = None,
-                 status_extra: Optional[Callable[[], dict[str, Any]]] = None) -> None:
+                 status_extra: Optional[Callable[[], dict[str, Any]]] = None,
+                 services: bool = True) -> None:
         self.node = node
+        self.services = services
         self.blackboard = blackboard
         self._board: Any = blackboard if blackboard is not None else contextlib.nullcontext()
         self.tick_phase = tick_phase
@@ -178,17 +184,22 @@ class ExecutiveCore:
         self._last_status_publish = -1.0
         self.outputs = open_outputs(node, parameter_values(node))  # recording, Foxglove
         self.snapshot_topics = SnapshotTopics(node, outputs=self.outputs)
-        self.typed = TypedInterfaces(self)  # ~/execute_tree, typed topics: when installed
+        # ~/execute_tree, typed topics: when installed
+        self.typed = TypedInterfaces(self, action=self.services)
         self.snapshots: Optional[SnapshotBuilder] = None
         self._executive_state: tuple[Any, ...] = ()  # what set_executive was last given
         self._session = new_session()
         self._revision = 0
-        self._py_trees_ros_stream = start_streams(node, lambda: self.host.tree)  # or None
-        for name in CONTROLS:
-            node.create_service(Trigger, f'~/{name}',
-                                self.own(self._service(name), faults=False))
+        self._py_trees_ros_stream: Any = None
         self.debug_enabled = bool(self.param('debug'))
-        self.debug_services = DebugServices(self)  # ~/debug/...: refuse unless debug_enabled
+        #: ~/debug/...: they refuse unless debug_enabled (None: no services)
+        self.debug_services: Optional[DebugServices] = None
+        if self.services:
+            self._py_trees_ros_stream = start_streams(node, lambda: self.host.tree)  # or None
+            for name in CONTROLS:
+                node.create_service(Trigger, f'~/{name}',
+                                    self.own(self._service(name), faults=False))
+            self.debug_services = DebugServices(self)
         values = parameter_values(node)
         #: Groot2's hook requests, carried to the executor's thread (None: no Groot2)
         self.groot2_requests = Groot2Requests(self) if values.get('groot2_port') else None

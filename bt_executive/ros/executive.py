@@ -264,25 +264,30 @@ class Executive(CoreAccess, Node):
         ~/pause, ~/resume, ~/reset, ~/reload (std_srvs/Trigger); ~/list_trees
         (bt_executive_interfaces/srv/ListTrees) where that package is installed;
         py_trees_ros' snapshot streams where py_trees_ros_interfaces is installed
-        (bt_executive/ros/streams.py); rclpy's parameter services unless
-        ``parameter_services=False`` (the scenario harness: nothing outside its process
-        sets a parameter, and every entity less makes each executor wait cheaper)
+        (bt_executive/ros/streams.py); ~/debug/... (bt_executive/ros/debug_services.py);
+        rclpy's parameter services. None of these, nor ~/execute_tree, with
+        ``services=False``: the scenario harness drives the executive through its methods,
+        nothing outside its process can reach it, and every entity less makes each of its
+        executor's waits cheaper. ``give_way_after_send=False`` drops the short pause after
+        a tick that sent a goal or a message (:class:`~bt_executive.ros.spin.GiveWayAfterSend`,
+        for receivers in other processes; the harness has every receiver in its executor)
     """
 
     def __init__(self, *, node_name: str = 'bt_executive', namespace: Optional[str] = None,
                  parameter_overrides: Optional[list[Parameter]] = None,
                  registry: Optional[Registry] = None, context: Any = None,
-                 parameter_services: bool = True):
+                 services: bool = True, give_way_after_send: bool = True):
         kwargs = node_options(namespace, context)
         super().__init__(node_name, parameter_overrides=parameter_overrides or [],
-                         start_parameter_services=parameter_services, **kwargs)
+                         start_parameter_services=services, **kwargs)
         try:
             declare_parameters(self, PARAMETERS)
         except ParameterException:  # a value of the wrong type or out of range
             super().destroy_node()  # nothing of ours exists yet
             raise
         try:
-            self.core = ExecutiveCore(self, registry=registry)
+            self.core = ExecutiveCore(self, registry=registry, services=services,
+                                      give_way_after_send=give_way_after_send)
             self.add_on_set_parameters_callback(self.core.on_set_parameters)
             self.core.load_first_tree()
         except BaseException:  # never leave a half-built node (rclpy would destroy it later)

@@ -163,13 +163,17 @@ class TypedInterfaces:
     (:mod:`bt_executive.ros.execute_tree`), made once with the core for the node's life:
     the action server is a Waitable, which must not come and go while the executor spins.
 
+    Args:
+        core: the executive core
+        action: serve ExecuteTree (False: the core makes no services)
+
     Attributes:
         types: the interfaces (None when not installed)
         topics: the typed topics (None when off)
-        server: the ExecuteTree server (None without the interfaces)
+        server: the ExecuteTree server (None without the interfaces or ``action``)
     """
 
-    def __init__(self, core: Any) -> None:
+    def __init__(self, core: Any, *, action: bool = True) -> None:
         self.types = load_interfaces(core.logger)
         self.topics: Optional[TypedTopics] = None
         self.server: Any = None
@@ -177,8 +181,9 @@ class TypedInterfaces:
             return
         if core.param('typed_topics'):
             self.topics = TypedTopics(core.node, self.types)
-        from bt_executive.ros.execute_tree import ExecuteTreeServer  # it imports this module
-        self.server = ExecuteTreeServer(core, self.types)
+        if action:
+            from bt_executive.ros.execute_tree import ExecuteTreeServer  # imports this module
+            self.server = ExecuteTreeServer(core, self.types)
 
     def idle_note(self, tree_file: str) -> str:
         """Return the log line of an executive started idle (parameter ``idle``)."""
@@ -198,7 +203,8 @@ class TypedInterfaces:
     def publish_status(self, status: dict[str, Any]) -> None:
         """Publish ``~/tree_status`` (when the typed topics are on)."""
         if self.topics is not None:
-            self.topics.publish_status(status, goal_tree=self.server.goal_tree)
+            self.topics.publish_status(
+                status, goal_tree='' if self.server is None else self.server.goal_tree)
 
     def close(self) -> None:
         """Destroy the action server (the node is being destroyed; idempotent)."""

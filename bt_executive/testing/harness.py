@@ -3,15 +3,21 @@
 """Run a scenario: the real executive and the scripted peers in lock-step on simulated time.
 
 One process, one rclpy context, one single-threaded executor: the executive node (its
-tree host, the real ROS leaves, the blackboard feed from subscriptions), the peer node
-and a clock node that owns /clock. The context's DDS participant discovers nothing outside
+tree host, the real ROS leaves, the blackboard feed from subscriptions) and the peer
+node. The executive runs without its services (``Executive(services=False)``: the
+harness drives it through its methods) and without the pause after a tick that sent
+something (it gives other processes' receivers time; here everything is in the one
+executor). The context's DDS participant discovers nothing outside
 the process (``ROS_AUTOMATIC_DISCOVERY_RANGE=OFF`` for this context), so no other process
 on the machine can disturb a run, whatever ``ROS_DOMAIN_ID`` it uses; within the
 participant Fast DDS matches endpoints and delivers messages synchronously.
 
 The run is a discrete-event simulation. Time moves from one *step* to the next: a
 scripted peer action, a tick the executive's tick mode calls for, an expectation's time,
-the end. At each step the harness publishes /clock and spins until the executor has
+the end. At each step the harness sets the ROS time of every node on simulated time
+(``use_sim_time`` is on) -- the call rclpy's time source makes for each /clock message,
+without the message: one DDS delivery and one executor wait less per step, and every
+timer on the ROS clock sees the jump as it would -- and spins until the executor has
 nothing left to do (every message, request and response in flight has been handled),
 runs the peer actions due (spinning after each), ticks the tree if a tick is due --
 through :meth:`~bt_executive.ros.executive.Executive.tick_once`, the executive's own tick
@@ -45,13 +51,13 @@ from bt_executive.testing.substitute import Substituter
 import py_trees
 from py_trees.common import Status
 import rclpy
+from rclpy.clock import ClockType
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, ShutdownException, \
     SingleThreadedExecutor, TimeoutException
 import rclpy.logging
 from rclpy.parameter import Parameter
-from rclpy.qos import QoSProfile, ReliabilityPolicy
-from rosgraph_msgs.msg import Clock
+from rclpy.time import Time
 
 #: ROS time of the scenario's t = 0 (a zero stamp means "no time" to many nodes).
 EPOCH = 1000 * 10 ** 9
@@ -228,11 +234,8 @@ class _Run:
             'context': self.context, 'start_parameter_services': False,
             'enable_rosout': False,
             'parameter_overrides': [Parameter('start_type_description_service', value=False)]}
-        clock_node = rclpy.create_node('scenario_clock', **quiet)
-        self.clock_publisher = clock_node.create_publisher(
-            Clock, '/clock', QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
         self.peer_node = rclpy.create_node('scenario_peers', **quiet)
-        self.nodes = [clock_node, self.peer_node]
+        self.nodes = [self.peer_node]
         overrides = [Parameter('use_sim_time', value=True),
                      Parameter('start_type_description_service', value=False),
                      Parameter('tree_file', value=self.scenario.tree_file),
@@ -245,7 +248,7 @@ class _Run:
             else rclpy.logging.LoggingSeverity.FATAL)
         try:
             self.executive = Executive(parameter_overrides=overrides, context=self.context,
-                                       parameter_services=False)
+                                       services=False, give_way_after_send=False)
         except TreeError:
             raise
         except (ParameterException, TypeError, ValueError) as error:
@@ -372,17 +375,12 @@ class _Run:
                                    'a livelock between the tree and the peers?')
 
     def set_clock(self) -> None:
-        """Publish /clock for the current step and spin until every node has it."""
-        stamp = EPOCH + self.schedule.now
-        message = Clock()
-        message.clock.sec, message.clock.nanosec = divmod(stamp, 10 ** 9)
-        self.clock_publisher.publish(message)
+        """Set the simulated time of the current step on every node, then spin."""
+        now = Time(nanoseconds=EPOCH + self.schedule.now, clock_type=ClockType.ROS_TIME)
+        for node in self.nodes:
+            if node.get_parameter('use_sim_time').value:
+                node.get_clock().set_ros_time_override(now)
         self.spin()
-        stale = [node.get_name() for node in self.nodes
-                 if node.get_parameter('use_sim_time').value
-                 and node.get_clock().now().nanoseconds != stamp]
-        if stale:
-            raise RuntimeError(f'/clock did not reach {", ".join(stale)}')
 
     # ---- the run ----------------------------------------------------------------------
 

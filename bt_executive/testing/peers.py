@@ -9,7 +9,10 @@ Every peer is an rclpy entity on the harness's peer node, in the same process an
 same executor as the executive, so a message or request reaches its receiver within the
 same spin (Fast DDS delivers within one participant synchronously). Nothing here sleeps:
 whatever a script says happens "after" some time is put on the :class:`Schedule`, in
-simulated time, and the harness runs it when the simulated clock gets there.
+simulated time, and the harness runs it when the simulated clock gets there. Their
+publishers and subscriptions carry no event handlers (:mod:`bt_executive.ros.entities`):
+the harness's executor looks at every Waitable on each of its many waits per simulated
+step, and nothing in the process needs a QoS-incompatibility event.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import itertools
 from typing import Any, Callable, Optional
 
 from action_msgs.msg import GoalInfo, GoalStatus
-from bt_executive.ros import interfaces
+from bt_executive.ros import entities, interfaces
 from bt_executive.ros.subscriptions import qos_profile
 from bt_executive.testing.spec import GoalScript, Peer
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
@@ -267,12 +270,13 @@ class TopicActionPeer(_Peer):
         """Create the goal and cancel subscriptions and the status publisher."""
         options = self.spec.options
         goal_class = interfaces.resolve(self.spec.type_string, kind='msg')
-        self.goal_sub = self.node.create_subscription(
-            goal_class, self.spec.name, self._on_goal, qos_profile('reliable'))
-        self.cancel_sub = self.node.create_subscription(
-            GoalInfo, options['cancel_topic'], self._on_cancel, qos_profile('reliable'))
-        self.status_pub = self.node.create_publisher(
-            GoalStatus, options['status_topic'], qos_profile('latched'))
+        self.goal_sub = entities.subscription(
+            self.node, goal_class, self.spec.name, self._on_goal, qos_profile('reliable'))
+        self.cancel_sub = entities.subscription(
+            self.node, GoalInfo, options['cancel_topic'], self._on_cancel,
+            qos_profile('reliable'))
+        self.status_pub = entities.publisher(
+            self.node, GoalStatus, options['status_topic'], qos_profile('latched'))
         self._active: dict[tuple[int, int], tuple[GoalScript, Sent]] = {}
 
     def destroy(self) -> None:
@@ -391,8 +395,8 @@ class PublisherPeer(_Peer):
     def create(self) -> None:
         """Create the publisher and schedule the messages."""
         self.msg_class = interfaces.resolve(self.spec.type_string, kind='msg')
-        self.publisher = self.node.create_publisher(self.msg_class, self.spec.name,
-                                                    qos_profile(self.spec.qos))
+        self.publisher = entities.publisher(self.node, self.msg_class, self.spec.name,
+                                            qos_profile(self.spec.qos))
         times = [at for at, _ in self.spec.messages]
         for position, (at, data) in enumerate(self.spec.messages):
             until = times[position + 1] if position + 1 < len(times) else None
@@ -421,8 +425,8 @@ class Recorder:
         self.schedule = schedule
         self.records: list[Sent] = []
         # best effort, volatile: matches every publisher, whatever its QoS
-        self.subscription = node.create_subscription(
-            msg_class, topic, self._on_message,
+        self.subscription = entities.subscription(
+            node, msg_class, topic, self._on_message,
             QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT))
 
     def _on_message(self, message: Any) -> None:
