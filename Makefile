@@ -60,10 +60,12 @@ bench: $(STAMP)
 	$(PY) bench/run.py $(ARGS)
 
 # The patrol on the sim for an hour (ARGS='--minutes 5' for less), then 50 executives
-# stopped at once (test/ros/test_exit_storm.py); RELIABILITY.md.
+# stopped at once (test/ros/test_exit_storm.py), then the viewer churn at 100 cycles
+# (test/ros/test_viewer_churn.py); RELIABILITY.md.
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)
 	BT_EXECUTIVE_SOAK=1 $(PY) -m pytest -s test/ros/test_exit_storm.py
+	BT_CHURN_CYCLES=100 $(PY) -m pytest -s test/ros/test_viewer_churn.py
 
 # The patrol's executive SIGKILLed at 50 seeded points and respawned (docs/resume.md).
 crash-soak: $(STAMP)

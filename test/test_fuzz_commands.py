@@ -29,7 +29,7 @@ import pytest
 from test_fuzz_loader import Generator, LIB
 
 #: Documents run through every command in process; BT_FUZZ_COMMANDS=20000 for more.
-EXAMPLES = int(os.environ.get('BT_FUZZ_COMMANDS', '400'))
+EXAMPLES = int(os.environ.get('BT_FUZZ_COMMANDS', '200'))
 #: The run is cut into this many tests of EXAMPLES / SHARDS documents each (independent
 #: draws), so that parallel test workers share it out.
 SHARDS = 2

@@ -43,7 +43,7 @@ import pytest
 import yaml
 
 #: Documents per run; BT_FUZZ_EXAMPLES=100000 for a longer search.
-EXAMPLES = int(os.environ.get('BT_FUZZ_EXAMPLES', '4000'))
+EXAMPLES = int(os.environ.get('BT_FUZZ_EXAMPLES', '2000'))
 #: The run is cut into this many tests of EXAMPLES / SHARDS documents each (independent
 #: draws), so that parallel test workers share it out.
 SHARDS = 4
