@@ -56,9 +56,9 @@ SIM = ROOT / 'bt_executive' / 'sim' / 'robot.py'
 EXECUTIVE = ROOT / 'bt_executive' / 'ros' / 'executive.py'
 CLI = ROOT / 'bt_executive' / 'app' / 'cli.py'
 #: cycles of each kind of viewer (and swaps in the second test); ``make soak`` runs 100
-#: (BT_CHURN_CYCLES). 50 are enough to crash the code before the fix (issue 39: 3 of 3
-#: runs at 50, as at 100), and each cycle costs the suite CPU: viewer processes, DDS
-#: participants
+#: (BT_CHURN_CYCLES). The code before the fix crashed within a few dozen stream cycles
+#: and 3-5 swaps (3 of 3 runs at 100); each cycle costs the suite CPU: viewer
+#: processes, DDS participants
 CYCLES = int(os.environ.get('BT_CHURN_CYCLES', '50'))
 #: the streams each killed viewer process holds (a process start costs 2-3 s here)
 KILLED_STREAMS = 10
