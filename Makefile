@@ -49,6 +49,7 @@ browser:
 # (make exports PYTHONDONTWRITEBYTECODE, and a CI may set it too): without it each
 # executive, sim, peer and CLI process compiles bt_executive again, 0.2 s of CPU each;
 # make test starts hundreds (20 % of their CPU time). Stale files are rewritten.
+# (bench/run.py writes the package's itself, also when run without make.)
 bytecode: $(STAMP)
 	@$(PY) -m compileall -q -j 0 bt_executive test bench tools launch >/dev/null || true
 
@@ -63,7 +64,7 @@ JOBS ?= 4
 test: $(STAMP) browser bytecode
 	$(PY) -m pytest -n $(JOBS) --dist worksteal $(ARGS)
 
-bench: $(STAMP) bytecode
+bench: $(STAMP)
 	$(PY) bench/run.py $(ARGS)
 
 # The patrol on the sim for an hour (ARGS='--minutes 5' for less), then 50 executives

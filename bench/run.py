@@ -42,7 +42,7 @@ from typing import Optional, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import ros_environment  # noqa: E402
+from common import REPO, ros_environment  # noqa: E402
 
 BENCHMARKS = ['bench_build', 'bench_tick', 'bench_snapshot', 'bench_latency', 'bench_idle',
               'bench_startup', 'bench_scale', 'bench_storm', 'bench_delta', 'bench_checkpoint',
@@ -356,8 +356,7 @@ def write_bytecode() -> None:
     (0.2 s of CPU and some MiB each), which a pip or colcon install never does. Stale
     files are rewritten; the rows measure the installed case whatever ran before.
     """
-    compileall.compile_dir(os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), 'bt_executive'), quiet=2, workers=0)
+    compileall.compile_dir(os.path.join(REPO, 'bt_executive'), quiet=2, workers=0)
 
 
 def head_commit() -> str:

@@ -187,6 +187,7 @@ class _Run:
         self.ticker: Optional[LockstepTicker] = None
         self.last_record: Optional[TickRecord] = None
         self.substituter: Optional[Substituter] = None
+        self.sim_clocks: list[Any] = []
         self._order: dict[str, int] = {}
 
     # ---- the trace --------------------------------------------------------------------
@@ -268,6 +269,9 @@ class _Run:
         self.executive.core.steady_clock = self.executive.core.now_seconds
         for node in self.nodes:
             self.executor.add_node(node)
+        #: the clocks each step sets: those of the nodes on simulated time
+        self.sim_clocks = [node.get_clock() for node in self.nodes
+                           if node.get_parameter('use_sim_time').value]
         self.set_clock()
         for peer in self.scenario.peers:
             self.peers[(peer.kind, peer.name)] = PEER_CLASSES[peer.kind](
@@ -377,9 +381,8 @@ class _Run:
     def set_clock(self) -> None:
         """Set the simulated time of the current step on every node, then spin."""
         now = Time(nanoseconds=EPOCH + self.schedule.now, clock_type=ClockType.ROS_TIME)
-        for node in self.nodes:
-            if node.get_parameter('use_sim_time').value:
-                node.get_clock().set_ros_time_override(now)
+        for clock in self.sim_clocks:
+            clock.set_ros_time_override(now)
         self.spin()
 
     # ---- the run ----------------------------------------------------------------------
