@@ -14,6 +14,8 @@ from bt_executive.nodes.catalogue import default_registry
 from bt_executive.observe.delta import (apply_delta, DELTA_SCHEMA, DeltaTracker,
                                         heartbeat_delta, load_delta_schema, make_delta,
                                         same_structure, SnapshotState)
+from bt_executive.observe.foxglove import FoxgloveView
+from bt_executive.observe.replay import Timeline
 from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import SnapshotBuilder, to_json
 from helpers import SNAPSHOT_VALIDATOR
@@ -125,6 +127,29 @@ def deltas_of(count: int) -> tuple[dict[str, Any], list[dict[str, Any]], list[di
             snapshots.append(plain(snapshot))
             previous = snapshot
     return first, deltas, snapshots
+
+
+def test_every_state_passed_is_told_also_those_of_deltas_kept_for_their_snapshot():
+    # a recorder that subscribed before the executive existed: the deltas' history comes
+    # before the latched keyframe; a timeline made of it has every state, not only the last
+    first, deltas, snapshots = deltas_of(6)
+    state = SnapshotState()
+    for delta in deltas[:5]:
+        assert not state.feed(delta) and state.passed == []
+    assert state.feed(snapshots[1])
+    assert [s['seq'] for s in state.passed] == [s['seq'] for s in snapshots[1:5]]
+    assert state.passed == snapshots[1:5] and state.passed[-1] is state.snapshot
+    assert state.feed(deltas[5]) and state.passed == [snapshots[5]]
+    assert not state.feed(deltas[5]) and state.passed == []
+    messages = [('/bt_executive/snapshot_delta', n, json.dumps(d)) for n, d in
+                enumerate(deltas[:5])] + [('/bt_executive/snapshot', 9, json.dumps(snapshots[1]))]
+    timeline = Timeline(messages)
+    assert [f['seq'] for f in timeline.frames] == [s['seq'] for s in snapshots[1:5]]
+    assert not timeline.notes, timeline.notes
+    view = FoxgloveView()  # the Foxglove companion of such a recording too
+    out = [m for topic, _, text in messages for m in view.put(topic, text, 0.0)]
+    assert [m.data['tick'] for m in out if m.channel == 'nodes'] == \
+        [s['tick']['count'] for s in snapshots[1:5]]
 
 
 def test_late_joiner_buffers_deltas_that_come_before_the_snapshot():

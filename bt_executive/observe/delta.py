@@ -223,12 +223,17 @@ class SnapshotState:
 
     Attributes:
         snapshot: the current snapshot (None until the first full one)
+        passed: every state the last :meth:`feed` went through, oldest first, ending with
+            :attr:`snapshot` (empty when it changed nothing): a full snapshot that comes
+            after deltas kept for it passes through each of their states, which a
+            recording's timeline keeps as frames of their own
         waiting: why the state is behind (a gap, a delta of another revision), or ''
         gaps: how many gaps were found
     """
 
     def __init__(self) -> None:
         self.snapshot: Optional[dict[str, Any]] = None
+        self.passed: list[dict[str, Any]] = []
         self.waiting = ''
         self.gaps = 0
         self._pending: dict[tuple[Any, Any, int], dict[str, Any]] = {}
@@ -240,6 +245,7 @@ class SnapshotState:
             ValueError: the message is neither a snapshot nor a delta (its ``schema``).
         """
         schema = str(message.get('schema', ''))
+        self.passed = []
         if schema == DELTA_SCHEMA:
             return self._delta(message)
         if schema.startswith('bt_executive/snapshot/'):
@@ -261,6 +267,7 @@ class SnapshotState:
             if snapshot.get('seq') == current.get('seq') and snapshot == current:
                 return False  # the full snapshot of the delta just applied
         self.snapshot, self.waiting = snapshot, ''
+        self.passed.append(snapshot)
         self._drain()
         return True
 
@@ -285,6 +292,7 @@ class SnapshotState:
             self.waiting = f'deltas {have + 1}..{seq - 1} missed: waiting for a snapshot'
             return False
         self.snapshot = apply_delta(current, delta)
+        self.passed.append(self.snapshot)
         self._drain()
         return True
 
@@ -299,6 +307,7 @@ class SnapshotState:
             if beat.get('stamp', 0) < current.get('stamp', 0):
                 return False  # older than what is shown (it crossed a full snapshot)
             self.snapshot = refresh(current, beat)
+            self.passed.append(self.snapshot)
             return True
         if seq > have:
             if not self.waiting:
@@ -324,6 +333,7 @@ class SnapshotState:
             if following is None:
                 break
             current = apply_delta(current, following)
+            self.passed.append(current)
         self.snapshot = current
         session, revision = key
         for stale in [k for k in self._pending if k[0] == session and k[1] < revision]:

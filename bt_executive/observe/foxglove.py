@@ -322,20 +322,26 @@ class FoxgloveView:
             'caught up at a full snapshot', 'name': 'bt_executive', 'file': '', 'line': 0})]
 
     def _state_messages(self, now: float) -> list[FoxgloveMessage]:
-        snapshot = self._state.snapshot
-        assert snapshot is not None
+        """Return the node table and blackboard of each state the last message passed.
+
+        (Deltas kept until their snapshot came are states of their own; a repeat is the
+        current state again.)
+        """
+        current = self._state.snapshot
+        assert current is not None
         out: list[FoxgloveMessage] = []
-        revision = (snapshot.get('session'), snapshot.get('revision'))
-        if revision != self._revision:
-            self._revision = revision
-            self._where = {node['id']: node['loc'] for node in snapshot['nodes']
-                           if node.get('loc')}
-            pending, self._pending = self._pending, []
-            for batch in pending:
-                out += self._log(batch)
+        for snapshot in self._state.passed or [current]:
+            revision = (snapshot.get('session'), snapshot.get('revision'))
+            if revision != self._revision:
+                self._revision = revision
+                self._where = {node['id']: node['loc'] for node in snapshot['nodes']
+                               if node.get('loc')}
+                pending, self._pending = self._pending, []
+                for batch in pending:
+                    out += self._log(batch)
+            out.append(self._message('nodes', nodes_message(snapshot)))
+            out.append(self._message('blackboard', blackboard_message(snapshot)))
         self._shown = now
-        out.append(self._message('nodes', nodes_message(snapshot)))
-        out.append(self._message('blackboard', blackboard_message(snapshot)))
         return out
 
     def _events(self, batch: dict[str, Any]) -> list[FoxgloveMessage]:

@@ -81,18 +81,19 @@ class Timeline:
                     for event in message.get('events') or []:
                         self.events.append((max(len(self.frames) - 1, 0), event))
                     continue
-                if not state.feed(message) or state.snapshot is None:
+                if not state.feed(message):
                     continue
             except (ValueError, AttributeError, TypeError, KeyError):
                 unreadable += 1
                 continue
-            snapshot = state.snapshot
-            key = (snapshot.get('session'), snapshot.get('revision'), snapshot.get('seq'))
-            if key in seen:
-                continue
-            seen.add(key)
-            self.frames.append(snapshot)
-            self.log_times.append(log_time)
+            # each state passed, also those of deltas that came before their snapshot
+            for snapshot in state.passed:
+                key = (snapshot.get('session'), snapshot.get('revision'), snapshot.get('seq'))
+                if key in seen:
+                    continue
+                seen.add(key)
+                self.frames.append(snapshot)
+                self.log_times.append(log_time)
         if not self.frames:
             raise ValueError(f'{source}: no usable snapshot of {node}')
         if state.gaps:

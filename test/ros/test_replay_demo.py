@@ -66,8 +66,8 @@ class LiveView:
 
     def take(self, message: Any) -> None:
         with self.lock:
-            if self.state.feed_text(message.data) and self.state.snapshot is not None:
-                self.shown.append(self.state.snapshot)
+            if self.state.feed_text(message.data):
+                self.shown.extend(self.state.passed)
 
     def board(self) -> dict[str, Any]:
         return self.statuses[-1].get('blackboard', {}) if self.statuses else {}
