@@ -343,8 +343,11 @@ def test_swaps_while_goals_run_and_feedback_flows_never_crash(
     status = StatusWatch(ros_node, executive_name)
     first = status.wait(lambda s: 'Main/root/fib' in s.get('active', []), 'the goal to run')
     baseline = lasting(first['ros_entities'])
+    # each swap waits for the goal of the tree it swapped in: swaps while goals run, also
+    # when discovery of the new action client is slow on a busy machine
     swapper = spawn(PEERS / 'viewer_churn.py', executive_name, 'swaps', '--cycles',
-                    str(CYCLES), '--tree', trees[1], '--tree', trees[0])
+                    str(CYCLES), '--tree', trees[1], '--tree', trees[0],
+                    '--goals', f'/{server}/events')
     wait_done(swapper, time.monotonic() + CHURN_TIMEOUT, executive)
     assert executive.returncode is None, f'the executive died: {executive.returncode}'
     final = status.wait(lambda s: 'Main/root/fib' in s.get('active', [])
@@ -362,5 +365,5 @@ def test_swaps_while_goals_run_and_feedback_flows_never_crash(
              TIMEOUT, 'every goal to end')
     canceled = {event['goal_id'] for event in fibonacci.events()
                 if event.get('event') == 'finished' and event['status'] == 'canceled'}
-    assert len(accepted) > CYCLES // 2, 'the swaps came while goals ran'
+    assert len(accepted) > CYCLES, 'a goal ran before each swap and after the last'
     assert accepted == canceled

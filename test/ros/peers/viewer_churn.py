@@ -22,7 +22,10 @@ Usage::
               prints HELD and waits to be killed (the test sends SIGKILL: viewers killed
               without closing their streams)
     swaps     each cycle sets the executive's ``tree_file`` to the next of the ``--tree``
-              files (a swap while the tree runs) and waits for the answer
+              files (a swap while the tree runs) and waits for the answer; with
+              ``--goals EVENTS`` (the events topic of a fibonacci_server.py peer) it then
+              waits until the server accepted a goal sent after the swap, so every swap
+              comes while a goal runs however slow discovery is on a busy machine
 
 Every subscription must match the executive's publisher (bounded by ``--timeout``); its
 first message is then awaited for at most ``--delivery-wait`` seconds and counted as
@@ -300,21 +303,43 @@ def run_hold(churn: Churn, streams: int) -> None:
     churn.stop.wait()
 
 
-def run_swaps(churn: Churn, cycles: int, trees: list[str]) -> None:
-    """Set tree_file to each tree in turn (a swap while the tree runs)."""
+def run_swaps(churn: Churn, cycles: int, trees: list[str], goals: str = '') -> None:
+    """Set tree_file to each tree in turn (a swap while the tree runs).
+
+    With ``goals`` (a fibonacci_server.py events topic), each swap is followed by a wait
+    for a goal the server accepted after it.
+    """
     from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
     from rcl_interfaces.srv import SetParameters
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from std_msgs.msg import String
 
     if len(trees) < 2:
         raise Failed('swaps needs two --tree files or more')
+    accepted: list[str] = []
+    if goals:
+        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+        def on_event(message: Any) -> None:
+            event = json.loads(message.data)
+            if event.get('event') == 'goal_accepted':
+                accepted.append(event['goal_id'])
+
+        churn.node.create_subscription(String, goals, on_event, qos)
+        churn.wait(lambda: accepted, f'a goal accepted by the server ({goals})')
     client = churn.node.create_client(SetParameters, f'{churn.executive}/set_parameters')
     for cycle in range(1, cycles + 1):
         value = ParameterValue(type=ParameterType.PARAMETER_STRING,
                                string_value=trees[cycle % len(trees)])
         request = SetParameters.Request(parameters=[Parameter(name='tree_file', value=value)])
+        before = len(accepted)
         result = churn.call(client, request, f'swap {cycle}').results[0]
         if not result.successful:
             raise Failed(f'swap {cycle} was rejected: {result.reason}')
+        if goals:
+            churn.wait(lambda: len(accepted) > before,
+                       f'the goal of the tree swapped in (swap {cycle}) to be accepted')
         progress('swaps', cycle, cycles)
 
 
@@ -331,6 +356,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument('mode', choices=('topics', 'streams', 'leave', 'hold', 'swaps'))
     parser.add_argument('--cycles', type=int, default=100)
     parser.add_argument('--tree', action='append', default=[])
+    parser.add_argument('--goals', default='',
+                        help='swaps: the events topic of the action server to await a goal on')
     parser.add_argument('--timeout', type=float, default=20.0)
     parser.add_argument('--delivery-wait', type=float, default=DELIVERY_WAIT)
     parser.add_argument('--strict', action='store_true',
@@ -354,7 +381,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                 elif args.mode == 'hold':
                     run_hold(churn, args.cycles)
                 else:
-                    run_swaps(churn, args.cycles, args.tree)
+                    run_swaps(churn, args.cycles, args.tree, args.goals)
             finally:
                 churn.close()
     except Failed as error:
