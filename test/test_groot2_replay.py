@@ -190,6 +190,15 @@ def status_of(port: int, timeout: float = TIMEOUT) -> tuple[bytes, bytes]:
     return reply[0][6:], reply[1]
 
 
+def served_status(port: int) -> Optional[bytes]:
+    """Return the statuses served, or None while no tree is (a replay's thread not done)."""
+    reply = ask(port, header('S'), timeout=TIMEOUT)
+    if reply == [b'error', b'no tree is loaded']:
+        return None
+    assert reply[0][:6] == header('S'), reply
+    return reply[1]
+
+
 # ---- the replay serves what the live server served -------------------------------------
 
 def test_each_state_serves_the_live_statuses_and_xml_of_its_tick(replayed):
@@ -357,7 +366,7 @@ def test_the_web_replay_serves_groot2_the_frame_the_page_fetched(tmp_path):
             url = f'http://127.0.0.1:{server.port}/replay/frame?i={index}'
             with urllib.request.urlopen(url, timeout=TIMEOUT) as answer:
                 assert json.loads(answer.read())['index'] == index
-            wait_for(lambda: status_of(port)[1] == recording.served[index].status, TIMEOUT,
+            wait_for(lambda: served_status(port) == recording.served[index].status, TIMEOUT,
                      f'Groot2 to serve state {index}')  # served from a thread: no wait
     finally:
         server.shutdown()
@@ -440,7 +449,7 @@ def test_viewers_never_wait_for_groot2_and_the_latest_state_wins(replayed):
     last = len(recording.served) - 1
     for index in [last, 0, 20, 3, last - 1, 9]:
         replay.follow(index)  # returns at once; computed and served from a thread
-    wait_for(lambda: status_of(port)[1] == recording.served[9].status, TIMEOUT,
+    wait_for(lambda: served_status(port) == recording.served[9].status, TIMEOUT,
              'Groot2 to serve the state asked for last')
     replay.close()
     assert not any(thread.name == 'groot2-replay' for thread in threading.enumerate())
