@@ -63,7 +63,14 @@ demo: $(STAMP) bytecode
 # Six workers on 2 cores: most tests wait on processes they started, so four left a
 # third of the CPU idle (159 % of 200); six used 175 % and took 360 s against 394-407 s.
 JOBS ?= 6
+# Each worker imports every test module, and pytest rewrites their asserts on import;
+# with PYTHONDONTWRITEBYTECODE it cannot keep the result, so all JOBS workers did it
+# again: 6.5 s of CPU each to collect, 2 s with the rewritten modules cached. One
+# collection first, allowed to write them, leaves them for the workers (stale files are
+# rewritten; a collection error shows in the run itself).
 test: $(STAMP) browser bytecode
+	@env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest --collect-only -q -p no:randomly \
+	  -p no:cacheprovider >/dev/null 2>&1 || true
 	$(PY) -m pytest -n $(JOBS) --dist worksteal $(ARGS)
 
 bench: $(STAMP)
