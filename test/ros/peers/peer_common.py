@@ -13,21 +13,26 @@ import time
 from typing import Any
 
 
+def events_qos() -> Any:
+    """Return the QoS of a peer's ``<source>/events``: reliable, latched, the last 100."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+    return QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
 class EventReporter:
     """Print events as JSON lines and publish them on a latched topic."""
 
     def __init__(self, node: Any, source: str) -> None:
         """Create the events publisher ``<source>/events`` on ``node``."""
-        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
         from std_msgs.msg import String
 
         self._string = String
         self._source = source
         self._lock = threading.Lock()
         self._seq = 0
-        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self._publisher = node.create_publisher(String, f'{source}/events', qos)
+        self._publisher = node.create_publisher(String, f'{source}/events', events_qos())
 
     def emit(self, event: str, **fields: Any) -> None:
         """Report one event."""

@@ -46,7 +46,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from peer_common import stop_on_signals
+from peer_common import events_qos, stop_on_signals
 
 
 #: Seconds a service answer may take before the request is sent again.
@@ -311,22 +311,18 @@ def run_swaps(churn: Churn, cycles: int, trees: list[str], goals: str = '') -> N
     """
     from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
     from rcl_interfaces.srv import SetParameters
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import String
 
     if len(trees) < 2:
         raise Failed('swaps needs two --tree files or more')
     accepted: list[str] = []
     if goals:
-        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-
         def on_event(message: Any) -> None:
             event = json.loads(message.data)
             if event.get('event') == 'goal_accepted':
                 accepted.append(event['goal_id'])
 
-        churn.node.create_subscription(String, goals, on_event, qos)
+        churn.node.create_subscription(String, goals, on_event, events_qos())
         churn.wait(lambda: accepted, f'a goal accepted by the server ({goals})')
     client = churn.node.create_client(SetParameters, f'{churn.executive}/set_parameters')
     for cycle in range(1, cycles + 1):
