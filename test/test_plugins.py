@@ -17,6 +17,7 @@ import pathlib
 import subprocess
 import sys
 import textwrap
+import types
 from typing import Any
 import uuid
 import xml.etree.ElementTree as ElementTree
@@ -24,9 +25,11 @@ import xml.etree.ElementTree as ElementTree
 from bt_executive.core.builder import build
 from bt_executive.core.loader import Loader
 from bt_executive.core.registry import Category
+from bt_executive.nodes import plugins as plugins_module
 from bt_executive.nodes.catalogue import default_registry
 from bt_executive.nodes.plugins import (GROUP, installed_entry_points, load_plugins,
-                                        may_declare, Plugins, stub_defaults)
+                                        may_declare, on_path_may_declare, Plugins,
+                                        stub_defaults)
 from bt_executive.nodes.stubs import PLUGIN_STUB, StubLeaf
 from plugin_package import blocks, build_package, ENTRY_POINT, Package, sessions, write_plugin
 from py_trees.common import Status
@@ -334,7 +337,9 @@ def test_entry_points_are_read_only_where_a_distribution_may_declare_one(
         '[console_scripts]\nother = other:main\n[bt_executive.node_types_extra]\nx = y:z\n')
     (bare / 'old.egg-info').write_text('Name: old\n')  # an egg-info file: no entry points
     monkeypatch.setattr(sys, 'path', [str(bare), str(tmp_path / 'missing')])
-    assert not may_declare()
+    # pytest has imported importlib.metadata: as a process that has not
+    monkeypatch.setattr(plugins_module, 'METADATA_MODULES', ('bt_test_no_such_module',))
+    assert not may_declare() and not on_path_may_declare()
     assert list(installed_entry_points()) == []  # importlib.metadata not asked
     monkeypatch.setattr(sys, 'path', [str(bare), str(package.path)])
     assert may_declare()
@@ -342,21 +347,23 @@ def test_entry_points_are_read_only_where_a_distribution_may_declare_one(
         [ENTRY_POINT]
 
 
-@pytest.mark.parametrize('case', ['zip on the path', 'egg on the path', 'other finder'])
+@pytest.mark.parametrize('case', ['zip on the path', 'egg on the path',
+                                  'importlib.metadata imported'])
 def test_entry_points_are_left_to_importlib_metadata_where_unsure(
         case, tmp_path, monkeypatch):
-    class Finder:
-        def find_distributions(self, context: Any = None) -> list[Any]:
-            return []
-
+    # a distribution finder other than the standard one hands out importlib.metadata's
+    # Distribution objects: once that module is imported, it is asked
+    monkeypatch.setattr(plugins_module, 'METADATA_MODULES', ('bt_test_metadata',))
     archive = tmp_path / 'plugins.zip'
     archive.write_bytes(b'')
     (tmp_path / 'thing.egg').mkdir()
     paths = {'zip on the path': [str(archive)], 'egg on the path': [str(tmp_path)],
-             'other finder': [str(tmp_path / 'missing')]}
+             'importlib.metadata imported': [str(tmp_path / 'missing')]}
     monkeypatch.setattr(sys, 'path', paths[case])
-    if case == 'other finder':
-        monkeypatch.setattr(sys, 'meta_path', [*sys.meta_path, Finder()])
+    if case == 'importlib.metadata imported':
+        assert not may_declare()
+        monkeypatch.setitem(sys.modules, 'bt_test_metadata', types.ModuleType('metadata'))
+        assert not on_path_may_declare()
     assert may_declare()
 
 

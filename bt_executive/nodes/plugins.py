@@ -36,7 +36,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 import dataclasses
 import importlib
-import importlib.machinery
 import os
 import re
 import sys
@@ -48,9 +47,9 @@ from bt_executive.nodes.catalogue import default_registry
 from bt_executive.nodes.ros_leaf_types import DEFAULT_STUBS
 from bt_executive.nodes.stubs import PLUGIN_STUB, stub_factory
 
-__all__ = ['GROUP', 'Logger', 'Origin', 'PLUGIN_STUB', 'PluginProblem', 'PluginType',
-           'Plugins', 'installed', 'installed_entry_points', 'installed_registry',
-           'load_plugins', 'may_declare', 'stub_defaults']
+__all__ = ['GROUP', 'Logger', 'METADATA_MODULES', 'Origin', 'PLUGIN_STUB', 'PluginProblem',
+           'PluginType', 'Plugins', 'installed', 'installed_entry_points', 'installed_registry',
+           'load_plugins', 'may_declare', 'on_path_may_declare', 'stub_defaults']
 
 #: The entry-point group in which packages declare node types.
 GROUP = 'bt_executive.node_types'
@@ -425,6 +424,10 @@ def load_plugins(*, base: Optional[Registry] = None,
     return Plugins(tuple(usable), tuple(problems + clashes))
 
 
+#: The modules whose import means another distribution finder may be in use.
+METADATA_MODULES = ('importlib.metadata', 'importlib_metadata')
+
+
 def installed_entry_points(group: str = GROUP) -> Iterable[Any]:
     """Return the installed entry points of ``group`` (none without importlib.metadata).
 
@@ -443,13 +446,22 @@ def may_declare(group: str = GROUP) -> bool:
     Reads what :mod:`importlib.metadata` would read for path-based distributions: the
     ``entry_points.txt`` of every ``*.dist-info`` and ``*.egg-info`` directory in the
     folders of ``sys.path``, looking for the group's ``[group]`` header. Whatever this
-    does not read itself answers True (importlib.metadata then decides): a distribution
-    finder other than the standard one, a zip file or an egg on ``sys.path``.
+    does not read itself answers True (importlib.metadata then decides): a zip file or an
+    egg on ``sys.path``, and a process that has imported importlib.metadata (or its
+    backport) already. The last covers distribution finders other than the standard one:
+    such a finder hands out ``Distribution`` objects, so it has imported the module that
+    defines them, and asking it costs nothing more then.
     """
-    for finder in sys.meta_path:
-        if finder is not importlib.machinery.PathFinder \
-                and getattr(finder, 'find_distributions', None) is not None:
-            return True
+    return any(name in sys.modules for name in METADATA_MODULES) or on_path_may_declare(group)
+
+
+def on_path_may_declare(group: str = GROUP) -> bool:
+    """Tell whether a distribution in the folders of ``sys.path`` may declare ``group``.
+
+    The part of :func:`may_declare` that reads files: True where a ``*.dist-info`` or
+    ``*.egg-info`` directory's ``entry_points.txt`` has the group's header, and where this
+    cannot tell (a zip file or an egg on ``sys.path``).
+    """
     header = re.compile(r'^\s*\[\s*' + re.escape(group) + r'\s*\]', re.MULTILINE)
     for entry in sys.path:
         folder = entry or '.'

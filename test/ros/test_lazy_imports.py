@@ -25,7 +25,7 @@ import socket
 import subprocess
 import sys
 
-from bt_executive.nodes.plugins import may_declare
+from bt_executive.nodes.plugins import on_path_may_declare
 from bt_executive.ros.memory import UNUSED_CODE_GENERATORS, UNUSED_PY_TREES
 import pytest
 
@@ -135,7 +135,7 @@ def test_a_running_patrol_executive_loads_no_viewer_or_format():
     assert 'geometry_msgs.msg._wrench' not in modules
     if importlib.util.find_spec('py_trees_ros_interfaces') is None:  # the streams are off
         assert 'bt_executive.ros.streams' not in modules
-    if not may_declare():  # no plugin here: nor importlib.metadata (nodes/plugins.py)
+    if not on_path_may_declare():  # no plugin here: nor importlib.metadata (nodes/plugins.py)
         assert 'importlib.metadata' not in modules
 
 
