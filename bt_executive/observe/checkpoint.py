@@ -25,7 +25,6 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import threading
@@ -50,8 +49,11 @@ def tree_hash(tree_name: str, files: Iterable[str]) -> str:
     """Return the content hash of a tree: its name and the bytes of each file, in order.
 
     A file that cannot be read counts as its name alone (the hash then changes when it
-    becomes readable: a fresh start, never a wrong resume).
+    becomes readable: a fresh start, never a wrong resume). :mod:`hashlib` is imported
+    here, by an executive with a state file only: it loads OpenSSL's libcrypto, some
+    3.5 MiB of resident memory (BENCHMARKS.md, RSS per executive).
     """
+    import hashlib
     digest = hashlib.sha256(tree_name.encode('utf-8') + b'\0')
     for path in files:
         digest.update(os.path.basename(path).encode('utf-8', 'replace') + b'\0')
