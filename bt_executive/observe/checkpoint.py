@@ -51,7 +51,7 @@ def tree_hash(tree_name: str, files: Iterable[str]) -> str:
     A file that cannot be read counts as its name alone (the hash then changes when it
     becomes readable: a fresh start, never a wrong resume). :mod:`hashlib` is imported
     here, by an executive with a state file only: it loads OpenSSL's libcrypto, some
-    3.5 MiB of resident memory (BENCHMARKS.md, RSS per executive).
+    3.7 MiB of resident memory (BENCHMARKS.md, RSS per executive).
     """
     import hashlib
     digest = hashlib.sha256(tree_name.encode('utf-8') + b'\0')

@@ -135,6 +135,8 @@ def test_a_running_patrol_executive_loads_no_viewer_or_format():
     assert 'geometry_msgs.msg._wrench' not in modules
     if importlib.util.find_spec('py_trees_ros_interfaces') is None:  # the streams are off
         assert 'bt_executive.ros.streams' not in modules
+    # no state file: nor hashlib, whose libcrypto is 3.7 MiB (observe/checkpoint.py)
+    assert 'hashlib' not in modules
     if not on_path_may_declare():  # no plugin here: nor importlib.metadata (nodes/plugins.py)
         assert 'importlib.metadata' not in modules
 
