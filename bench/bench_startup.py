@@ -7,7 +7,9 @@ event mode, wall-clock time, no sim: nothing is waited for before the first tick
 fresh process, several times one after the other. Its latched ~/status reports
 ``startup``: seconds from process start (``/proc/self/stat``) to the end of its imports
 and to its first tick; the median is shown. Also shown: how long until another node sees
-that first status (process spawn, start-up and DDS discovery).
+that first status (process spawn, start-up and DDS discovery), and the CPU the process
+used by then: as the programs run (numpy's OpenBLAS kept to one thread, ros/blas.py),
+and again with ``OPENBLAS_NUM_THREADS`` set to numpy's default, a thread per core.
 
 Imports: ``import bt_executive.ros.executive`` timed inside a fresh interpreter, against
 importing only its third-party dependencies (rclpy, py_trees and the message packages).
@@ -32,10 +34,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from common import (BenchNode, patrol_commands, private_memory_mb,  # noqa: E402, I100
-                    Processes, progress, ratio, ros_environment, rss_mb)
+from common import (BenchNode, cpu_seconds, patrol_commands,  # noqa: E402, I100
+                    private_memory_mb, Processes, progress, ratio, ros_environment, rss_mb)
 
 RUNS = 5
+#: the variable numpy's OpenBLAS reads (bt_executive/ros/blas.py)
+BLAS_THREADS = 'OPENBLAS_NUM_THREADS'
 QUICK_RUNS = 1
 TARGET_AFTER_IMPORTS = 1.0
 #: Issue 18: the RSS of one executive (MiB) at most.
@@ -105,19 +109,26 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
     ros_environment()
     runs = QUICK_RUNS if quick else RUNS
     first_tick, imports, seen, rss, private = [], [], [], [], []
+    cpu: dict[str, list[float]] = {'one': [], 'default': []}
     bench = BenchNode('bench_startup')
     try:
-        for number in range(runs):
-            progress(f'start-up: run {number + 1}/{runs}')
+        # the programs' own choice (the variable unset), then numpy's default, alternated
+        blas = {'one': {BLAS_THREADS: None},
+                'default': {BLAS_THREADS: str(os.cpu_count() or 1)}}
+        for number, variant in enumerate(['one', 'default'] * runs):
+            progress(f'start-up: run {number + 1}/{2 * runs}')
             namespace = f'bench_startup_{os.getpid()}_{number}'
             status = bench.watch_status(namespace)
             with Processes('startup') as processes:
                 (name, argv), = patrol_commands(namespace, tick_mode='event', sim=False)
                 spawned = time.monotonic()
-                process = processes.spawn(name, argv)
+                process = processes.spawn(name, argv, env=blas[variant])
                 bench.wait_for(
                     lambda: (status.latest.get('startup') or {}).get('first_tick_s'),
                     STARTUP_TIMEOUT, 'the first tick of the patrol executive', processes)
+                cpu[variant].append(cpu_seconds(process.pid))
+                if variant != 'one':
+                    continue
                 seen.append(status.first_at - spawned)
                 startup = status.latest['startup']
                 first_tick.append(startup['first_tick_s'])
@@ -148,6 +159,10 @@ def run(quick: bool = False) -> list[tuple[str, str, str, str]]:
          f'target {TARGET_AFTER_IMPORTS:.1f} s', ratio(after, TARGET_AFTER_IMPORTS)),
         ('  spawn -> first ~/status seen by another node',
          f'{statistics.median(seen):.2f} s', '', ''),
+        ("  CPU by the first status; numpy's OpenBLAS: one thread (ros/blas.py) / "
+         'its default, a thread per core', f'{statistics.median(cpu["one"]):.2f} s',
+         f'default {statistics.median(cpu["default"]):.2f} s',
+         ratio(statistics.median(cpu['one']), statistics.median(cpu['default']))),
         ('import bt_executive.ros.executive (fresh interpreter)', f'{ours:.2f} s',
          f'its dependencies {dependencies:.2f} s', ratio(ours, dependencies)),
         ('memory: RSS of the patrol executive after its first tick',

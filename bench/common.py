@@ -288,17 +288,24 @@ class Processes:
         else:
             progress(f'the logs of the processes are in {self.logs}')
 
-    def spawn(self, name: str, argv: list[str], *, early: bool = False) -> subprocess.Popen:
+    def spawn(self, name: str, argv: list[str], *, early: bool = False,
+              env: Optional[dict[str, Optional[str]]] = None) -> subprocess.Popen:
         """Start ``argv`` with its output in ``<logs>/<name>.log``.
 
         ``early`` processes are stopped before the others (an executive before its sim,
-        so that it can still cancel its goals).
+        so that it can still cancel its goals). ``env`` changes the environment: a name
+        mapped to None is removed.
         """
+        environment = {**os.environ, 'PYTHONUNBUFFERED': '1', 'PYTHONFAULTHANDLER': '1'}
+        for variable, value in (env or {}).items():
+            if value is None:
+                environment.pop(variable, None)
+            else:
+                environment[variable] = value
         with open(os.path.join(self.logs, f'{name}.log'), 'wb') as log:
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
                                        stderr=subprocess.STDOUT, start_new_session=True,
-                                       env={**os.environ, 'PYTHONUNBUFFERED': '1',
-                                            'PYTHONFAULTHANDLER': '1'})
+                                       env=environment)
         self.started.append((name, process))
         if early:
             self.early.add(process.pid)

@@ -17,7 +17,12 @@ two environment variables every ROS process started by the tests must have:
   1..232), so the workers' tests do not see each other either; the run's own domain
   (the controller's) starts no ROS process.
 
-Spawned peer processes inherit both through ``os.environ``. (The PyPI ROS wheels re-exec
+It also sets ``OPENBLAS_NUM_THREADS=1`` unless the caller set it, as the programs do
+for themselves (bt_executive/ros/blas.py): numpy's OpenBLAS threads, which every rclpy
+process would otherwise start and spin, cost each test peer, viewer and executive started
+as a script about 0.1 s of CPU (some 400 processes per ``make test``).
+
+Spawned peer processes inherit all three through ``os.environ``. (The PyPI ROS wheels re-exec
 the interpreter once at start-up to set ``LD_LIBRARY_PATH``; the pid stays the same and
 the re-exec happens before this module is imported, so the variables set here are not
 lost. Subprocesses inherit the marker variable and do not re-exec.)
@@ -44,6 +49,7 @@ import pytest
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 if not os.environ.get('ROS_DOMAIN_ID'):
     os.environ['ROS_DOMAIN_ID'] = str(1 + os.getpid() % 100)
+os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
 _WORKER = re.fullmatch(r'gw(\d+)', os.environ.get('PYTEST_XDIST_WORKER', ''))
 if _WORKER:  # an xdist worker: the run's domain plus the worker's number, within 1..232
     os.environ['ROS_DOMAIN_ID'] = str(

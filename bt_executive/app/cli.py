@@ -22,6 +22,7 @@ from bt_executive.app.run_tree_command import add_arguments as add_run_tree_argu
     run as cmd_run_tree
 from bt_executive.app.validation import build_tree, in_file_order, uses_ros, validate_file
 from bt_executive.core.errors import Diagnostic, TreeError
+from bt_executive.ros.blas import one_blas_thread
 from bt_executive.testing.command import add_arguments as add_test_arguments
 
 EXIT_OK = 0
@@ -688,6 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; return the exit code."""
+    one_blas_thread()  # before any command imports numpy (ros/blas.py)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

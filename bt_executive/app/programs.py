@@ -7,7 +7,9 @@ scripts, setup.py) start here, and so do the demo's processes
 (``python -m bt_executive.app.programs executive --ros-args ...``). Before anything
 imports py_trees or rclpy, :func:`~bt_executive.ros.memory.defer_for_programs` places the
 modules such a process never runs (BENCHMARKS.md: 11-13 MiB of RSS per executive);
-``BT_EXECUTIVE_DEFER_IMPORTS=off`` turns that off. Importing this module does nothing.
+``BT_EXECUTIVE_DEFER_IMPORTS=off`` turns that off. Before that,
+:func:`~bt_executive.ros.blas.one_blas_thread` keeps numpy's OpenBLAS to one thread.
+Importing this module does nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import importlib
 import sys
 from typing import Optional
 
+from bt_executive.ros.blas import one_blas_thread
 from bt_executive.ros.memory import defer_for_programs
 
 #: Program name -> the module whose ``main(args)`` runs it.
@@ -29,6 +32,7 @@ PROGRAMS = {
 
 def run(program: str, args: Optional[list[str]] = None) -> int:
     """Make the deferrals, then run ``program``'s ``main(args)``; its exit status."""
+    one_blas_thread()
     defer_for_programs()
     module = importlib.import_module(PROGRAMS[program])
     return int(module.main(args) or 0)

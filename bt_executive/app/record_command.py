@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Optional
+from typing import Optional, TYPE_CHECKING
 
 from bt_executive.app.arguments import add_executive_arguments
-from bt_executive.observe.bag import (Bag, BagError, finalised, foxglove_name, read_bag,
-                                      recover)
+
+if TYPE_CHECKING:
+    from bt_executive.observe.bag import Bag
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,6 +71,8 @@ def info(path: str) -> int:
 
     Beside an MCAP file, its Foxglove companion (``run.foxglove.mcap``) is described too.
     """
+    from bt_executive.observe.bag import BagError, foxglove_name, read_bag  # mcap: here only
+
     try:
         bag = read_bag(path)
     except BagError as error:
@@ -108,6 +111,8 @@ def recover_file(path: str, output: Optional[str] = None) -> int:
         0 when the copy was written (or ``path`` was finalised: nothing to do), 1 when
         ``path`` is not a readable MCAP file or the copy cannot be written.
     """
+    from bt_executive.observe.bag import BagError, finalised, foxglove_name, recover
+
     target = output or recovered_name(path)
     pairs = [(path, target)]
     companion = foxglove_name(path)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Fixtures shared by the ROS tests: a private ROS environment, peer servers, executives.
 
-Also the view server fed by a bare hub that the web viewer tests share (no ROS).
+Also the view server fed by a bare hub that the web viewer tests share (no ROS), and the
+worker's headless Chromium with a window of it per browser test (test/ros/devtools.py).
 """
 
 from collections.abc import Callable, Iterator
@@ -11,6 +12,7 @@ import threading
 from typing import Any
 
 from bt_executive.viewers.webview import SnapshotHub, ViewServer
+from devtools import Browser, BROWSERS, find_browser, Window
 from executive_host import Host
 from helpers import PeerEvents, SpawnedProcess
 import pytest
@@ -48,6 +50,46 @@ def fibonacci(spawn: Callable[..., SpawnedProcess], env: RosEnv) -> StartPeer:
 def trigger(spawn: Callable[..., SpawnedProcess], env: RosEnv) -> StartPeer:
     """Start a Trigger server in the given mode; return (service name, its events)."""
     return _peer(spawn, env.node, 'trigger_server', 'trigger')
+
+
+@pytest.fixture(scope='session')
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Browser]]:
+    """Give this worker's headless Chromium: started on first use, again if it has died."""
+    started: list[Browser] = []
+
+    def running() -> Browser:
+        executable = find_browser()
+        if executable is None:
+            pytest.skip('needs Chromium for the headless browser test: none of '
+                        f'{", ".join(BROWSERS)} is on PATH and BT_EXECUTIVE_CHROMIUM is '
+                        'not set (Debian: apt-get install chromium; `make test` installs it '
+                        'when run as root)')
+        if started and not started[0].running():
+            started.pop().close()
+        if not started:
+            started.append(Browser(executable, tmp_path_factory.mktemp('chromium')))
+        return started[0]
+
+    yield running
+    for browser in started:
+        browser.close()
+
+
+@pytest.fixture
+def browser_window(chromium: Callable[[], Browser]) -> Iterator[Callable[..., Window]]:
+    """Give an opener of windows (browser contexts) of the worker's Chromium.
+
+    ``browser_window(width=1280, height=900)``; teardown disposes each with its pages.
+    """
+    windows: list[Window] = []
+
+    def open_window(width: int = 1280, height: int = 900) -> Window:
+        windows.append(Window(chromium(), width=width, height=height))
+        return windows[-1]
+
+    yield open_window
+    for window in windows:
+        window.close()
 
 
 @pytest.fixture

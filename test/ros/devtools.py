@@ -6,6 +6,11 @@ Chromium runs with ``--remote-debugging-pipe``: JSON commands and events over tw
 NUL-framed, no port and no download. :class:`Browser` starts and drives it;
 :class:`Page` loads a URL and waits inside the page, with a MutationObserver bounded by
 a timeout, for what a test expects. Shared by the web view, graph and fleet view tests.
+
+A test worker starts one Chromium (the ``chromium`` fixture, test/ros/conftest.py; a start
+costs about a second of CPU and the suite has some thirty browser tests); each test gets
+a :class:`Window` of it: a browser context of its own (pages, storage, cookies, none
+shared with another test) with its own viewport size, disposed at the test's end.
 """
 
 from __future__ import annotations
@@ -228,19 +233,34 @@ class Browser:
         wait_on(self._event_changed, find, timeout,
                 lambda: f'no {method} from Chromium within {timeout}s')
 
-    def open_page(self, url: str) -> 'Page':
-        """Open ``url`` in a new tab and wait until it has loaded."""
-        target = self.send('Target.createTarget', {'url': 'about:blank'})['targetId']
+    def open_page(self, url: str, *, context: Optional[str] = None,
+                  size: Optional[tuple[int, int]] = None) -> 'Page':
+        """Open ``url`` in a new tab (of browser ``context``) and wait until it has loaded."""
+        target = self.send('Target.createTarget', {
+            'url': 'about:blank', **({'browserContextId': context} if context else {})
+        })['targetId']
         session = self.send('Target.attachToTarget',
                             {'targetId': target, 'flatten': True})['sessionId']
         page = Page(self, session)
+        width, height = size or (self.width, self.height)
         page.send('Emulation.setDeviceMetricsOverride',
-                  {'width': self.width, 'height': self.height, 'deviceScaleFactor': 1,
+                  {'width': width, 'height': height, 'deviceScaleFactor': 1,
                    'mobile': False})
         page.send('Page.enable')
         page.send('Page.navigate', {'url': url})
         self.wait_event('Page.loadEventFired', session)
         return page
+
+    def running(self) -> bool:
+        """Return whether the browser still runs and answers on its pipe."""
+        with self._lock:
+            return not self._closed and self.process.poll() is None
+
+    def forget(self, sessions: set[str]) -> None:
+        """Drop the events of ``sessions`` (pages closed) that no test consumed."""
+        with self._lock:
+            self._events[:] = [event for event in self._events
+                               if event.get('sessionId') not in sessions]
 
     def close(self) -> None:
         """Close the browser (kill it if it does not exit) and release the pipes."""
@@ -258,6 +278,36 @@ class Browser:
         self._reader.join(5.0)
         os.close(self._from_browser)
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+class Window:
+    """A test's own browser context in a shared :class:`Browser`, with its viewport size.
+
+    Opens pages as :meth:`Browser.open_page` does; :meth:`close` disposes the context and
+    every page in it.
+    """
+
+    def __init__(self, browser: Browser, *, width: int = 1280, height: int = 900) -> None:
+        self.browser = browser
+        self.width, self.height = width, height
+        self.context = browser.send('Target.createBrowserContext')['browserContextId']
+        self.sessions: set[str] = set()
+
+    def open_page(self, url: str) -> 'Page':
+        """Open ``url`` in a new tab of this window and wait until it has loaded."""
+        page = self.browser.open_page(url, context=self.context,
+                                      size=(self.width, self.height))
+        self.sessions.add(page.session)
+        return page
+
+    def close(self) -> None:
+        """Dispose the context (its pages close) and drop their leftover events."""
+        try:
+            if self.browser.running():
+                self.browser.send('Target.disposeBrowserContext',
+                                  {'browserContextId': self.context}, timeout=10.0)
+        finally:
+            self.browser.forget(self.sessions)
 
 
 class Page:

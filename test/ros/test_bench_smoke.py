@@ -49,6 +49,7 @@ EXPECTED = {
         'start-up: process start -> first tick': r'[\d.]+ s',
         '  end of imports -> first tick': r'[\d.]+ s',
         'import bt_executive.ros.executive': r'[\d.]+ s',
+        "  CPU by the first status; numpy's OpenBLAS": r'[\d.]+ s',
         'memory: RSS of the patrol executive': r'\d+ MiB',
     },
     'bench_scale': {

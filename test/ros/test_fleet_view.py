@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import pathlib
 import threading
-from typing import Iterator
+from typing import Callable, Iterator
 
 from bt_executive.viewers.fleet import (executive_url, find_executives, FleetDirectory,
                                         FleetServer)
-from devtools import assert_no_machine_paths, Browser, find_browser, get, TIMEOUT
+from devtools import assert_no_machine_paths, get, TIMEOUT, Window
 from helpers import wait_for
 import pytest
 from test_webview_graph import artefacts, check_fit, fit
@@ -121,15 +121,9 @@ def test_rows_and_paths_of_the_fleet_server(fleet_server):
 
 
 @pytest.fixture
-def browser(tmp_path: pathlib.Path) -> Iterator[Browser]:
-    executable = find_browser()
-    if executable is None:
-        pytest.skip('needs Chromium for the headless browser test (apt-get install chromium)')
-    started = Browser(executable, tmp_path, width=1500, height=700)
-    try:
-        yield started
-    finally:
-        started.close()
+def browser(browser_window: Callable[..., Window]) -> Window:
+    """Give a window of the worker's Chromium (test/ros/conftest.py)."""
+    return browser_window(width=1500, height=700)
 
 
 @pytest.mark.ros

@@ -25,7 +25,7 @@ import uuid
 
 from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 from bt_executive.viewers.webview import SnapshotHub, topic_names, ViewServer, WebView
-from devtools import Browser, BROWSERS, find_browser, get, TIMEOUT
+from devtools import get, TIMEOUT, Window
 from helpers import recv_all, set_tree_file, SpawnedProcess, wait_for
 import pytest
 
@@ -131,18 +131,9 @@ def assert_page_matches(dom: str, snapshot: dict[str, Any]) -> None:
 # ---- fixtures ------------------------------------------------------------------------------
 
 @pytest.fixture
-def browser(tmp_path: pathlib.Path) -> Iterator[Browser]:
-    executable = find_browser()
-    if executable is None:
-        pytest.skip('needs Chromium for the headless browser test: none of '
-                    f'{", ".join(BROWSERS)} is on PATH and BT_EXECUTIVE_CHROMIUM is not '
-                    'set (Debian: apt-get install chromium; `make test` installs it when '
-                    'run as root)')
-    started = Browser(executable, tmp_path)
-    try:
-        yield started
-    finally:
-        started.close()
+def browser(browser_window: Callable[..., Window]) -> Window:
+    """Give a window of the worker's Chromium (test/ros/conftest.py)."""
+    return browser_window()
 
 
 @pytest.fixture

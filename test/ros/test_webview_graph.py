@@ -18,13 +18,14 @@ sets it to docs/), else in the test's temporary directory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import json
 import os
 import pathlib
 import time
 from typing import Any
 
-from devtools import assert_no_machine_paths, Browser, find_browser, Page, TIMEOUT
+from devtools import assert_no_machine_paths, Page, TIMEOUT, Window
 from graph_geometry import crossings, overlaps
 import graph_trees
 from graph_trees import OfflineTree
@@ -125,7 +126,7 @@ def check_fit(page: Page, where: str) -> dict[str, Any]:
     return result
 
 
-def open_graph(browser: Browser, server: Any, snapshot: str) -> Page:
+def open_graph(browser: Window, server: Any, snapshot: str) -> Page:
     assert server.hub.put_snapshot(snapshot)
     count = len(json.loads(snapshot)['nodes'])
     page = browser.open_page(f'http://127.0.0.1:{server.port}/?view=graph')
@@ -136,15 +137,9 @@ def open_graph(browser: Browser, server: Any, snapshot: str) -> Page:
 
 
 @pytest.fixture
-def browser(tmp_path: pathlib.Path):
-    executable = find_browser()
-    if executable is None:
-        pytest.skip('needs Chromium for the headless browser test (apt-get install chromium)')
-    started = Browser(executable, tmp_path, width=1400, height=900)
-    try:
-        yield started
-    finally:
-        started.close()
+def browser(browser_window: Callable[..., Window]) -> Window:
+    """Give a window of the worker's Chromium (test/ros/conftest.py)."""
+    return browser_window(width=1400, height=900)
 
 
 @pytest.mark.parametrize('shape', sorted(graph_trees.SHAPES))
