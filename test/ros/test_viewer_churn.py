@@ -65,6 +65,8 @@ KILLED_STREAMS = 10
 TIMEOUT = 60.0
 #: a churning viewer's wait for one answer or message (a loaded machine, DDS discovery)
 PEER_TIMEOUT = 60.0
+#: killed viewers' processes that may crash on their own (in Fast DDS) and be replaced
+VIEWER_CRASHES = 2
 #: viewers that leave without closing: each is a DDS participant of its own (1-2 s to make)
 LEAVE_CYCLES = 20
 #: snapshot_stream_timeout: a stream nobody reads is closed after this long (60 s by
@@ -154,14 +156,29 @@ def kill_viewers(spawn: Callable[..., SpawnedProcess], env: dict[str, str], exec
     (UDP on loopback): a reader killed while messages are queued for it is suspected to
     pin them in the *executive's* shared memory segment (512 KiB by default), after which
     no full snapshot reached new local viewers (RELIABILITY.md, "Limits known").
-    What is tested is the executive, not DDS.
+    What is tested is the executive, not DDS: a viewer that crashes on its own before it
+    holds its streams (SIGSEGV inside Fast DDS while its participant starts beside the
+    killed ones: seen twice in some twenty suite runs, also in other peers) is replaced,
+    and said so, up to :data:`VIEWER_CRASHES` times; the executive's own exit still fails
+    the test at once.
     """
     try:
-        for _ in range(count // KILLED_STREAMS):
+        killed = crashed = 0
+        while killed < count // KILLED_STREAMS:
             process = churn_peer(spawn, env, executive, 'hold', '--cycles', str(KILLED_STREAMS),
                                  '--timeout', str(PEER_TIMEOUT))
-            process.wait_for_line('HELD', timeout=max(1.0, deadline - time.monotonic()))
+            try:
+                process.wait_for_line('HELD', timeout=max(1.0, deadline - time.monotonic()))
+            except AssertionError:
+                if process.returncode is None or process.returncode >= 0 \
+                        or crashed >= VIEWER_CRASHES:
+                    raise
+                crashed += 1
+                print(f'churn: {process.name} crashed on its own (status '
+                      f'{process.returncode}) before holding its streams; replaced')
+                continue
             os.kill(process.pid, signal.SIGKILL)
+            killed += 1
     except BaseException as error:  # noqa: B902 - reported by the test
         errors.append(f'killed viewers: {type(error).__name__}: {error}')
 
