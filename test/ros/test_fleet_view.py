@@ -129,8 +129,10 @@ def browser(browser_window: Callable[..., Window]) -> Window:
 @pytest.mark.ros
 @pytest.mark.slow
 def test_fleet_page_lists_the_demo_robots_and_opens_each(spawn, browser, tmp_path):
-    demo = spawn(CLI, 'demo', '--robots', str(ROBOTS), '--laps', '1000', '--timeout', '600',
-                 grace=30.0)
+    # --shared: the executives in one process, the sims in another (two processes instead
+    # of six; the fleet page sees the same nodes, and test_fleet.py runs the six)
+    demo = spawn(CLI, 'demo', '--robots', str(ROBOTS), '--shared', '--laps', '1000',
+                 '--timeout', '600', grace=30.0)
     view = spawn(CLI, 'view', '--port', '0')
     line = wait_for(lambda: next((line for line in view.lines()
                                   if line.startswith('bt-executive view: http://')), None),
