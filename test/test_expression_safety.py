@@ -137,10 +137,10 @@ INJECTIONS = [
 
 @pytest.mark.parametrize(('text', 'message'), INJECTIONS)
 def test_injection_attempts_are_refused_with_a_reason(text: str, message: str) -> None:
-    start = time.perf_counter()
+    start = time.thread_time()  # this thread's CPU: a neighbour's load does not add to it
     with pytest.raises(ExpressionError) as info:
         parse(text)
-    assert time.perf_counter() - start < 0.5
+    assert time.thread_time() - start < 0.5  # (wall time: 0.65 s once beside a busy one)
     assert info.value.message.startswith(message), info.value.message
     assert 1 <= info.value.column <= len(text) + 1
 
@@ -169,13 +169,13 @@ _HOSTILE_TOKENS = ['__import__', '__class__', '_x', 'x', 'os', 'system', '.', '(
                        st.sampled_from([1, 'text', [1, 2], {'a': 1}, print, object()])))
 def test_hostile_token_soup_raises_only_expression_errors_quickly(
         text: str, env: dict[str, Any]) -> None:
-    start = time.perf_counter()
+    start = time.thread_time()  # this thread's CPU time, as above
     try:
         expression = parse(text)
         expression.evaluate(lookup_from(env))
     except (ExpressionError, EvaluationError):
         pass
-    assert time.perf_counter() - start < 0.5
+    assert time.thread_time() - start < 0.5
 
 
 # --------------------------------------------------------------------------- numpy
