@@ -34,12 +34,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from bt_executive.ros.blas import BLAS_THREADS  # noqa: E402
 from common import (BenchNode, cpu_seconds, patrol_commands,  # noqa: E402, I100
                     private_memory_mb, Processes, progress, ratio, ros_environment, rss_mb)
 
 RUNS = 5
-#: the variable numpy's OpenBLAS reads (bt_executive/ros/blas.py)
-BLAS_THREADS = 'OPENBLAS_NUM_THREADS'
 QUICK_RUNS = 1
 TARGET_AFTER_IMPORTS = 1.0
 #: Issue 18: the RSS of one executive (MiB) at most.

@@ -9,12 +9,14 @@ bt_executive program multiplies a matrix. Measured here (2 cores): a bare rclpy 
 start costs 0.41 s of CPU with them and 0.30 s without, the patrol executive's start
 0.59 s against 0.45 s (BENCHMARKS.md, "Why the tricks are there").
 
-A bt_executive program (the executives, the simulated robot, ``bt-executive``) calls
-:func:`one_blas_thread` first thing, before anything imports numpy: it sets
+A bt_executive program calls :func:`one_blas_thread` first thing, before anything
+imports numpy: ``bt_executive.app.programs.run`` (the executives and the simulated robot,
+as console scripts and as the demo's processes) and ``bt-executive``'s ``main``. It sets
 ``OPENBLAS_NUM_THREADS=1`` for the process and the processes it starts, unless the
 environment already names a value (the user's always wins) or numpy is already imported
-(then it would change nothing). Importing this module does nothing; a library user's
-process is left as it is.
+(then it would change nothing: importing ``bt_executive.ros.executive`` imports rclpy,
+hence numpy, so each executive's ``main`` is too late for it). Importing this module does
+nothing; a library user's process is left as it is.
 """
 
 from __future__ import annotations

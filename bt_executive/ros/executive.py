@@ -15,7 +15,6 @@ import sys
 from typing import Any, Optional
 
 from bt_executive.core.registry import Registry
-from bt_executive.ros.blas import one_blas_thread
 from bt_executive.ros.core import ExecutiveCore, IMPORTED_AT, json_safe, ros_registry, \
     start_streams
 from bt_executive.ros.host import LoadedTree, TreeHost
@@ -325,7 +324,6 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
                             PARAMETERS)
     if done is not None:
         return done
-    one_blas_thread()  # numpy's OpenBLAS spins no idle threads (ros/blas.py)
     defer_for_programs()  # messages one by one as used, no code generator (ros/memory.py)
     return serve('executive', lambda made: made.append(Executive(registry=registry)), args)
 

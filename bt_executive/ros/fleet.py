@@ -28,7 +28,6 @@ from typing import Any, Optional
 
 from bt_executive.core.registry import Registry
 from bt_executive.ros.blackboards import BlackboardSpace, guard
-from bt_executive.ros.blas import one_blas_thread
 from bt_executive.ros.core import ExecutiveCore, ros_registry
 from bt_executive.ros.executive import CoreAccess, node_options
 from bt_executive.ros.memory import defer_for_programs
@@ -206,7 +205,6 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
         if isinstance(error, ValueError):
             print(f'fleet_executive: {error}', file=sys.stderr)
         return 2
-    one_blas_thread()  # numpy's OpenBLAS spins no idle threads (ros/blas.py)
     defer_for_programs()  # messages one by one as used, no code generator (ros/memory.py)
     undo = guard()  # outside every executive, the blackboard refuses use
     try:

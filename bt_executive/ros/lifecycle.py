@@ -46,7 +46,6 @@ from typing import Any, Callable, Optional
 
 from bt_executive.core.errors import SourceLocation, TreeError
 from bt_executive.core.registry import Registry
-from bt_executive.ros.blas import one_blas_thread
 from bt_executive.ros.core import ExecutiveCore
 from bt_executive.ros.executive import CoreAccess, node_options
 from bt_executive.ros.memory import defer_for_programs
@@ -392,7 +391,6 @@ def main(args: Optional[list[str]] = None, *, registry: Optional[Registry] = Non
                             epilogue=EPILOGUE)
     if done is not None:
         return done
-    one_blas_thread()  # numpy's OpenBLAS spins no idle threads (ros/blas.py)
     defer_for_programs()  # messages one by one as used, no code generator (ros/memory.py)
     made: list[LifecycleExecutive] = []
 

@@ -93,6 +93,12 @@ def browser_window(chromium: Callable[[], Browser]) -> Iterator[Callable[..., Wi
 
 
 @pytest.fixture
+def browser(browser_window: Callable[..., Window]) -> Window:
+    """Give a 1280 x 900 window of the worker's Chromium (a module may override the size)."""
+    return browser_window()
+
+
+@pytest.fixture
 def view_server() -> Iterator[Callable[..., ViewServer]]:
     """Give a starter of view servers on free loopback ports, each fed by a bare hub.
 

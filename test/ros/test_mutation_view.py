@@ -23,7 +23,7 @@ from bt_executive.app.cli import main as cli
 from bt_executive.viewers.mutation_web import report_snapshot, serve
 from devtools import assert_no_machine_paths, PAGE_STATE
 import pytest
-from test_webview import assert_page_matches, browser  # noqa: F401 - fixture
+from test_webview import assert_page_matches
 
 pytestmark = pytest.mark.ros
 
@@ -69,7 +69,7 @@ def test_the_report_marks_every_node_by_its_mutants(tmp_path):
     assert {step['id'] for step in snapshot['why']} == set(drives)
 
 
-def test_the_page_shows_the_survivors(browser, tmp_path):  # noqa: F811 - fixture
+def test_the_page_shows_the_survivors(browser, tmp_path):
     report = tmp_path / 'mutation.json'
     write_report(report)
     server = serve(str(report), port=0)

@@ -34,7 +34,7 @@ from bt_executive.viewers.webview import WebView
 from devtools import assert_no_machine_paths
 from helpers import wait_for
 import pytest
-from test_webview import assert_page_matches, browser  # noqa: F401 - fixture
+from test_webview import assert_page_matches
 from test_webview_graph import check_fit, fit
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
@@ -125,7 +125,7 @@ def key(state: dict[str, Any]) -> tuple[Any, Any, Any]:
     return state['session'], state['revision'], state['seq']
 
 
-def test_two_recorded_laps_replay_as_they_were_shown_live(ros_node, browser, tmp_path):  # noqa
+def test_two_recorded_laps_replay_as_they_were_shown_live(ros_node, browser, tmp_path):
     namespace = f'/replay_{uuid.uuid4().hex[:8]}'
     executive_name = f'{namespace}/bt_executive'
     neutral = tmp_path / 'patrol'  # the processes' working directory: relative paths only

@@ -25,12 +25,12 @@ from helpers import wait_for
 import pytest
 from test_groot2 import ask, header
 from test_replay import record
-from test_webview import assert_page_matches, browser  # noqa: F401 - fixture
+from test_webview import assert_page_matches
 
 pytestmark = pytest.mark.ros
 
 
-def test_the_timeline_steps_and_jumps_through_the_recorded_states(browser, tmp_path):  # noqa
+def test_the_timeline_steps_and_jumps_through_the_recorded_states(browser, tmp_path):
     path = str(tmp_path / 'run.mcap')
     live = record(path)
     timeline = Timeline.load(path)
@@ -109,7 +109,7 @@ def test_each_frame_has_the_transitions_of_the_ticks_up_to_it(tmp_path):
         assert alone.events_at(index) == service.events_at(index)
 
 
-def test_the_address_moves_the_page_and_follows_it(browser, tmp_path):  # noqa: F811
+def test_the_address_moves_the_page_and_follows_it(browser, tmp_path):
     path = str(tmp_path / 'run.mcap')
     record(path)
     timeline = Timeline.load(path)

@@ -25,7 +25,7 @@ import uuid
 
 from bt_executive.observe.snapshot import EVENTS_SCHEMA, SCHEMA, to_json
 from bt_executive.viewers.webview import SnapshotHub, topic_names, ViewServer, WebView
-from devtools import get, TIMEOUT, Window
+from devtools import get, TIMEOUT
 from helpers import recv_all, set_tree_file, SpawnedProcess, wait_for
 import pytest
 
@@ -129,12 +129,6 @@ def assert_page_matches(dom: str, snapshot: dict[str, Any]) -> None:
 
 
 # ---- fixtures ------------------------------------------------------------------------------
-
-@pytest.fixture
-def browser(browser_window: Callable[..., Window]) -> Window:
-    """Give a window of the worker's Chromium (test/ros/conftest.py)."""
-    return browser_window()
-
 
 @pytest.fixture
 def executive(spawn: Callable[..., SpawnedProcess],

@@ -30,7 +30,7 @@ from bt_executive.ros.debug_client import DebugAnswer, DebugUnreachable
 from bt_executive.viewers.debug_web import DebugService, MAX_BODY, ORIGIN
 from bt_executive.viewers.webview import ViewServer, WebView
 from conftest import PEERS
-from devtools import assert_no_machine_paths, Page, TIMEOUT, Window
+from devtools import assert_no_machine_paths, Page, TIMEOUT
 from helpers import collect_json, recv_all, SpawnedProcess, wait_for
 import pytest
 from test_debug_executive import Debugger
@@ -191,12 +191,6 @@ def urlopen(url: str, data: Optional[bytes] = None,
 
 
 # ---- with an executive and a browser ------------------------------------------------------
-
-@pytest.fixture
-def browser(browser_window: Callable[..., Window]) -> Window:
-    """Give a window of the worker's Chromium (test/ros/conftest.py)."""
-    return browser_window()
-
 
 class Live:
     """An executive subprocess on DEBUG_TREE, its web view, and a ~/debug client."""
