@@ -24,6 +24,8 @@ import subprocess
 import sys
 from typing import Optional
 
+from cli_process import run_cli
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / 'docs' / 'plugins.md'
 #: The entry point the page declares (setup.py, setup.cfg and pyproject.toml must agree).
@@ -91,9 +93,7 @@ class Package:
     def cli(self, *args: str, env: Optional[dict[str, str]] = None,
             timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
         """Run ``bt-executive ARGS`` in the package directory."""
-        return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', *args],
-                              cwd=self.path, env=env or self.env(), capture_output=True,
-                              text=True, timeout=timeout)
+        return run_cli(*args, cwd=self.path, env=env or self.env(), timeout=timeout)
 
 
 def build_package(directory: pathlib.Path) -> Package:

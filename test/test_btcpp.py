@@ -5,8 +5,6 @@
 import glob
 import os
 import re
-import subprocess
-import sys
 import textwrap
 
 from bt_executive.core.builder import build
@@ -15,6 +13,7 @@ from bt_executive.core.loader import Loader
 from bt_executive.core.registry import ParamType
 from bt_executive.formats import btcpp
 from bt_executive.nodes.catalogue import default_registry
+from cli_process import run_cli
 from hypothesis import given, HealthCheck, settings, strategies as st
 import py_trees
 import pytest
@@ -54,8 +53,7 @@ def doc_examples():
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', *args],
-                          capture_output=True, text=True, timeout=60, cwd=cwd)
+    return run_cli(*args, timeout=60, cwd=cwd)
 
 
 def import_error(xml, name='bad.xml'):

@@ -1,6 +1,10 @@
 # Copyright 2026 bt_executive developers
 # SPDX-License-Identifier: Apache-2.0
-"""The offline command line: validate, show, nodes, tick (run as a real subprocess)."""
+"""The offline command line: validate, show, nodes, tick (each run a process of its own).
+
+The runs are forked from a warm interpreter (cli_process.py); test_fuzz_commands.py
+starts the command line as real subprocesses.
+"""
 
 import os
 import subprocess
@@ -8,6 +12,7 @@ import sys
 
 from bt_executive.formats.reference import catalogue_markdown
 from bt_executive.nodes.catalogue import default_registry
+from cli_process import run_cli, RUNS
 import pytest
 
 ROOT = os.path.join(os.path.dirname(__file__), '..')
@@ -16,8 +21,7 @@ CORPUS = os.path.join(os.path.dirname(__file__), 'corpus', 'invalid')
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', *args],
-                          capture_output=True, text=True, timeout=60, cwd=cwd)
+    return run_cli(*args, cwd=cwd, timeout=60)
 
 
 def test_validate_ok_exits_zero():
@@ -174,3 +178,20 @@ def test_tick_seeds_random_nodes_afresh_unless_told_and_says_how_to_repeat(tmp_p
     plain = tmp_path / 'p.yaml'
     plain.write_text('trees:\n  Main:\n    Success\n')
     assert 'seeded' not in run('tick', str(plain), '--ticks', '1').stdout
+
+
+def test_a_forked_run_says_what_a_fresh_interpreter_says(tmp_path):
+    """run_cli (a child forked from a warm interpreter) against ``python -m``, byte for byte."""
+    (tmp_path / 'dice.yaml').write_text(
+        'blackboard: {n: 0}\ntrees:\n  Main:\n    Sequence:\n'
+        '      - RandomSelector:\n          - Success a\n          - Failure b\n'
+        '      - Condition: n > 1\n', encoding='utf-8')
+    for args in (('validate', '44_many_errors.yaml', '01_unknown_type.yaml'),
+                 ('tick', str(tmp_path / 'dice.yaml'), '--ticks', '3', '--seed', '7'),
+                 ('show', PATROL, '--tree', 'EmergencyStop'), ('nodes', '--bogus')):
+        forked = run(*args, cwd=CORPUS)
+        fresh = subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', *args],
+                               capture_output=True, text=True, timeout=60, cwd=CORPUS)
+        assert (forked.returncode, forked.stdout, forked.stderr) == \
+            (fresh.returncode, fresh.stdout, fresh.stderr), args
+    assert RUNS['forked'] >= 4, f'the zygote was not used: {RUNS}'

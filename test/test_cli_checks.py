@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the offline tools say about a file: warnings, the tree to run, exact tick times.
 
-``bt-executive validate`` and ``tick`` run as real subprocesses; the key check and the
+``bt-executive validate`` and ``tick`` run as processes of their own (forked from a warm
+interpreter, cli_process.py; real subprocesses where the environment asks for one); the key
+check and the
 time helper are also tested in-process.
 """
 
@@ -20,6 +22,7 @@ from bt_executive.nodes.catalogue import default_registry
 from bt_executive.nodes.decorators import Delay, Timeout
 from bt_executive.nodes.status_leaves import Wait
 from bt_executive.nodes.support import time_left
+from cli_process import run_cli
 import py_trees
 from py_trees.common import Status
 import pytest
@@ -28,10 +31,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', *args],
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path),
-                               **(env or {})})
+    return run_cli(*args, timeout=60, env={**os.environ,
+                                           'PYTHONPATH': os.pathsep.join(sys.path),
+                                           **(env or {})})
 
 
 def write(tmp_path: pathlib.Path, text: str, name: str = 't.yaml') -> str:

@@ -23,6 +23,7 @@ from bt_executive.core.errors import ParameterError, TreeError
 from bt_executive.core.loader import Loader
 from bt_executive.core.registry import Category, NodeType, Param, ParamType, Registry
 from bt_executive.nodes.catalogue import default_registry
+from cli_process import run_cli
 import py_trees
 import pytest
 
@@ -37,8 +38,7 @@ def load_errors(text: str, registry: Registry | None = None) -> list[str]:
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *sys.path]))
-    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', *args],
-                          capture_output=True, text=True, timeout=120, env=env)
+    return run_cli(*args, timeout=120, env=env)
 
 
 def write(tmp_path: pathlib.Path, text: str) -> str:

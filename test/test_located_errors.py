@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import pathlib
 import subprocess
-import sys
 import textwrap
 import time
 from typing import Any
@@ -22,6 +21,7 @@ from bt_executive.core.errors import clip, excerpt, printable, TreeError
 from bt_executive.core.loader import Loader
 from bt_executive.core.registry import Category, NodeType, Param, ParamType, Registry
 from bt_executive.nodes.catalogue import default_registry
+from cli_process import run_cli
 import py_trees
 import pytest
 
@@ -43,8 +43,7 @@ def errors_of(text: str, *, registry: Registry | None = None, setup: bool = Fals
 def cli(*args: str, cwd: Any = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(ROOT), os.environ.get('PYTHONPATH', '')]))
-    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', *args],
-                          capture_output=True, text=True, timeout=120, cwd=cwd, env=env)
+    return run_cli(*args, timeout=120, cwd=cwd, env=env)
 
 
 # ---- constant expressions ------------------------------------------------------------

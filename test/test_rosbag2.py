@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import subprocess
 import sys
 import threading
 from unittest import mock
@@ -26,6 +25,7 @@ from bt_executive.observe.foxglove import (FoxgloveView, nodes_message, SCHEMAS,
                                            TITLES)
 from bt_executive.observe.replay import Timeline
 from bt_executive.observe.snapshot import to_json
+from cli_process import run_cli
 import jsonschema
 import pytest
 
@@ -147,9 +147,7 @@ def test_a_rosbag2_directory_written_by_rosbags_replays_like_our_file(tmp_path, 
         thread.join(10)
         server.server_close()
     # the command line takes the directory too
-    result = subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', 'watch',
-                             '--replay', str(bag), '--once'], capture_output=True,
-                            text=True, timeout=120)
+    result = run_cli('watch', '--replay', str(bag), '--once', timeout=120)
     assert result.returncode == 0, result.stderr
     assert 'Main' in result.stdout
 

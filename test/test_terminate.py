@@ -9,8 +9,6 @@ test/ros/test_terminate_executive.py.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from typing import Any, Iterator
 
@@ -26,6 +24,7 @@ from bt_executive.nodes.terminate import (
 )
 from bt_executive.observe.runner import TreeRunner
 from bt_executive.observe.snapshot import SnapshotBuilder
+from cli_process import run_cli
 import py_trees
 from py_trees.behaviour import Behaviour
 from py_trees.common import Status
@@ -299,9 +298,7 @@ def test_cli_tick_prints_the_terminate_status_and_stops(tmp_path):
                   Terminate stop: {status: failure, reason: estop held}
               - Publish after: {topic: cmd_vel, type: geometry_msgs/msg/Twist}
         """))
-    result = subprocess.run(
-        [sys.executable, '-m', 'bt_executive.app.cli', 'tick', str(tree), '--ticks', '5'],
-        capture_output=True, text=True, timeout=120)
+    result = run_cli('tick', str(tree), '--ticks', '5', timeout=120)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert out.count('--- tick') == 1

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
 import sys
 
 from bt_executive.core.errors import TreeError
@@ -18,6 +17,7 @@ from bt_executive.core.loader import Loader
 from bt_executive.core.yaml_source import load_text, load_value, resolve_plain
 from bt_executive.formats.btcpp.yaml_dump import dump_yaml
 from bt_executive.nodes.catalogue import default_registry
+from cli_process import run_cli
 import pytest
 import yaml
 
@@ -237,10 +237,8 @@ def test_numbers_written_by_the_importer_load_back_as_numbers():
 def test_tick_set_uses_the_same_rules(tmp_path):
     tree = tmp_path / 't.yaml'
     tree.write_text("trees:\n  Main:\n    Condition: mode == 'on' and small < 0.01\n")
-    result = subprocess.run(
-        [sys.executable, '-m', 'bt_executive.app.cli', 'tick', str(tree), '--ticks', '1',
-         '--set', 'mode=on', '--set', 'small=1e-3'],
-        capture_output=True, text=True, timeout=60,
-        env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)})
+    result = run_cli('tick', str(tree), '--ticks', '1', '--set', 'mode=on', '--set',
+                     'small=1e-3', timeout=60,
+                     env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)})
     assert result.returncode == 0, result.stderr
     assert 'root: SUCCESS' in result.stdout

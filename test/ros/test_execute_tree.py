@@ -14,12 +14,12 @@ from collections.abc import Callable
 import os
 import pathlib
 import subprocess
-import sys
 import threading
 import time
 from typing import Any
 import uuid
 
+from cli_process import run_cli
 from executive_host import write_tree
 from helpers import collect_json, PeerEvents, SpawnedProcess, wait_event, wait_for, \
     wait_future
@@ -270,9 +270,7 @@ def test_run_tree_command_shows_feedback_and_exits_by_the_result(
     client = start_executive()
 
     def run_tree(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', 'run-tree', *args,
-                               '--ns', client.namespace], capture_output=True, text=True,
-                              timeout=60, cwd=ROOT)
+        return run_cli('run-tree', *args, '--ns', client.namespace, timeout=60, cwd=ROOT)
 
     done = run_tree('Greet', '--param', 'name=robot', '--key', 'greeting')
     assert done.returncode == 0, done.stderr

@@ -21,6 +21,7 @@ import uuid
 from bt_executive.observe.bag import BagWriter, foxglove_name, read_bag, split_name
 from bt_executive.observe.foxglove import CHANNELS, TITLES
 from bt_executive.observe.replay import Timeline
+from cli_process import run_cli
 from executive_host import write_tree
 from helpers import wait_for
 import pytest
@@ -252,8 +253,7 @@ def test_a_killed_recording_is_reported_not_a_traceback(tmp_path):
     bag = read_bag(path)
     assert bag.truncated and 'not finalised' in bag.truncated
     assert bag.counts.get(f'{namespace}/bt_executive/snapshot_delta', 0) >= 1
-    info = subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', 'record', '--info',
-                           path], capture_output=True, text=True, timeout=TIMEOUT)
+    info = run_cli('record', '--info', path, timeout=TIMEOUT)
     assert info.returncode == 1
     assert 'not finalised' in info.stderr and 'Traceback' not in info.stderr, info.stderr
     assert 'snapshot_delta' in info.stdout

@@ -23,6 +23,7 @@ import uuid
 
 from bt_executive.observe.bag import finalised, foxglove_name, read_bag
 from bt_executive.observe.replay import Timeline
+from cli_process import run_cli
 from executive_host import write_tree
 from helpers import wait_for
 import pytest
@@ -36,8 +37,7 @@ LOSS_BOUND = 1.0 + 1.0
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', *args],
-                          capture_output=True, text=True, timeout=TIMEOUT)
+    return run_cli(*args, timeout=TIMEOUT)
 
 
 def default_reader_messages(path: str) -> list[tuple[str, int, bytes]]:

@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from bt_executive.core.errors import TreeError
+from cli_process import run_cli
 from helpers import skip_if_installed
 import pytest
 
@@ -128,9 +129,8 @@ def _host(logger: Any = None) -> Any:
 
 
 def _validate(path: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', 'validate', path],
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)})
+    return run_cli('validate', path, timeout=60,
+                   env={**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)})
 
 
 def _rejected(tmp_path: pathlib.Path, case: str) -> tuple[str, list[Any]]:

@@ -27,6 +27,7 @@ from typing import Optional
 import uuid
 
 from bt_executive.viewers.watch import render_frame, strip_ansi
+from cli_process import run_cli
 from executive_host import Host, write_tree
 from helpers import SELECTOR_TREE, wait_for
 import pytest
@@ -140,8 +141,7 @@ def hosts() -> Iterator[list[Host]]:
 
 
 def watch_once(*args: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, '-m', 'bt_executive.app.cli', 'watch', '--once', *args],
-                          capture_output=True, text=True, timeout=timeout)
+    return run_cli('watch', '--once', *args, timeout=timeout)
 
 
 @pytest.fixture
