@@ -205,3 +205,55 @@ def test_each_split_replays_on_its_own_with_keyframes_only_now_and_then(tmp_path
                 {k: v for k, v in expected.items() if k not in ('stamp', 'tick')}
     last = Timeline.from_bag(read_bag(writer.files[-1]))
     assert last.frames[-1]['seq'] == live[-1]['seq']
+
+
+def stream(ticks: int = 30) -> tuple[list[tuple[str, int, str]], list[dict]]:
+    """Return BUSY_TREE's messages with a keyframe on every change, and the live states."""
+    runner, builder, tracker = runner_for(BUSY_TREE, ['n', 'flag'])
+    previous = builder.update()
+    tracker.reset()
+    messages = [(f'{NODE}/snapshot', 0, builder.encode(previous))]
+    live = [json.loads(to_json(previous))]
+    for tick in range(1, ticks + 1):
+        runner.tick_once()
+        snapshot = builder.update()
+        if snapshot is None:
+            continue
+        messages.append((f'{NODE}/snapshot_delta', tick * 10,
+                         to_json(tracker.delta(previous, snapshot))))
+        messages.append((f'{NODE}/snapshot', tick * 10 + 1, builder.encode(snapshot)))
+        live.append(json.loads(to_json(snapshot)))
+        previous = snapshot
+    return messages, live
+
+
+def test_a_keyframe_recorded_before_the_deltas_it_skips_loses_no_state():
+    """The recorder's two subscriptions may write a keyframe before earlier deltas."""
+    messages, live = stream()
+    assert len(live) > 8
+    # only the first keyframe and the deltas, but keyframe 6 taken before deltas 4, 5, 6
+    kept = [messages[0]] + [m for m in messages[1:] if m[0].endswith('_delta')]
+    keyframe = next(m for m in messages[1:] if m[0].endswith('/snapshot')
+                    and json.loads(m[2])['seq'] == live[6]['seq'])
+    at = next(i for i, m in enumerate(kept) if json.loads(m[2]).get('seq') == live[4]['seq'])
+    reordered = kept[:at] + [keyframe] + kept[at:]
+    timeline = Timeline(reordered)
+    assert not timeline.notes
+    assert [frame['seq'] for frame in timeline.frames] == [state['seq'] for state in live]
+    assert timeline.frames == live
+    assert timeline.log_times == sorted(timeline.log_times)
+
+
+def test_a_keyframe_whose_deltas_were_lost_is_still_a_frame():
+    messages, live = stream()
+    kept = [messages[0]] + [m for m in messages[1:] if m[0].endswith('_delta')
+                            and json.loads(m[2])['seq'] not in (live[4]['seq'], live[5]['seq'])]
+    keyframe = next(m for m in messages[1:] if m[0].endswith('/snapshot')
+                    and json.loads(m[2])['seq'] == live[5]['seq'])
+    at = next(i for i, m in enumerate(kept) if json.loads(m[2]).get('seq') == live[6]['seq'])
+    timeline = Timeline(kept[:at] + [keyframe] + kept[at:])
+    assert [frame['seq'] for frame in timeline.frames] == \
+        [state['seq'] for state in live[:4] + live[5:]]
+    # and at the end of the file, a keyframe ahead with nothing after it
+    tail = Timeline(kept[:at - 1] + [keyframe])
+    assert tail.frames[-1] == live[5]

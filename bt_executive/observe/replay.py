@@ -9,6 +9,10 @@ full snapshot as a live viewer showed it after that change (a heartbeat that rep
 state makes no frame). The viewers step through the frames, find the frame of a tick,
 the next (or previous) status change of a node and the next FAILURE; the recorded
 ``~/events`` batches are kept with the frame they belong to.
+
+One exception to log time order: a full snapshot that would skip states (the recorder
+took it before deltas published earlier) waits for those deltas, up to
+:data:`HOLD_LIMIT` messages, so that every state a live viewer showed is a frame.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import json
 from typing import Any, Iterable, Optional
 
 from bt_executive.observe.bag import Bag, read_bag
-from bt_executive.observe.delta import SnapshotState
+from bt_executive.observe.delta import DELTA_SCHEMA, SnapshotState
 
 #: The topic suffixes a timeline reads.
 SUFFIXES = ('/snapshot', '/snapshot_delta', '/events')
@@ -27,6 +31,35 @@ def executives(topics: Iterable[str]) -> list[str]:
     """Return the executive node names (``/ns/bt_executive``) with a recorded snapshot."""
     return sorted({topic[:-len('/snapshot')] for topic in topics
                    if topic.endswith('/snapshot')})
+
+
+#: Stream messages a full snapshot ahead of the state waits for the deltas it skips.
+HOLD_LIMIT = 200
+
+
+def _ahead(message: dict[str, Any], current: Optional[dict[str, Any]]) -> bool:
+    """Return whether ``message`` is a full snapshot that skips states of ``current``'s run.
+
+    The recorder takes ``~/snapshot`` and ``~/snapshot_delta`` on two subscriptions, and
+    its executor may take a keyframe before deltas published earlier (seen on a loaded
+    machine: keyframe 100 written before deltas 99 and 100). Fed at once, the keyframe
+    would make the deltas old, and the states between never a frame.
+    """
+    return (current is not None
+            and str(message.get('schema', '')).startswith('bt_executive/snapshot/')
+            and (message.get('session'), message.get('revision'))
+            == (current.get('session'), current.get('revision'))
+            and message.get('seq', 0) > current.get('seq', 0) + 1)
+
+
+def _fills(message: dict[str, Any], held: dict[str, Any],
+           current: Optional[dict[str, Any]]) -> bool:
+    """Return whether ``message`` is a delta between ``current`` and the ``held`` snapshot."""
+    return (current is not None and message.get('schema') == DELTA_SCHEMA
+            and not message.get('heartbeat')
+            and (message.get('session'), message.get('revision'))
+            == (held.get('session'), held.get('revision'))
+            and current.get('seq', 0) < message.get('seq', 0) <= held.get('seq', 0))
 
 
 class Timeline:
@@ -72,6 +105,23 @@ class Timeline:
         state = SnapshotState()
         seen: set[tuple[Any, Any, Any]] = set()
         unreadable = 0
+        held: Optional[tuple[int, dict[str, Any]]] = None  # a full snapshot ahead, its time
+        waited = 0
+
+        def take(log_time: int, message: dict[str, Any]) -> None:
+            if not state.feed(message):
+                return
+            # each state passed, also those of deltas that came before their snapshot
+            for snapshot in state.passed:
+                key = (snapshot.get('session'), snapshot.get('revision'), snapshot.get('seq'))
+                if key in seen:
+                    continue
+                seen.add(key)
+                self.frames.append(snapshot)
+                # a held snapshot's state follows states of later messages
+                self.log_times.append(max(log_time, self.log_times[-1] if self.log_times
+                                          else log_time))
+
         for topic, log_time, text in messages:
             if not topic.startswith(node + '/') or topic[len(node):] not in SUFFIXES:
                 continue
@@ -81,19 +131,24 @@ class Timeline:
                     for event in message.get('events') or []:
                         self.events.append((max(len(self.frames) - 1, 0), event))
                     continue
-                if not state.feed(message):
+                if held is not None:
+                    waited += 1
+                    if not _fills(message, held[1], state.snapshot) or waited > HOLD_LIMIT:
+                        take(*held)
+                        held = None
+                if _ahead(message, state.snapshot):
+                    held, waited = (log_time, message), 0
                     continue
+                take(log_time, message)
+                if held is not None and state.snapshot is not None \
+                        and state.snapshot.get('seq', 0) >= held[1].get('seq', 0):
+                    take(*held)  # caught up: the same state (its stamp may be fresher)
+                    held = None
             except (ValueError, AttributeError, TypeError, KeyError):
                 unreadable += 1
                 continue
-            # each state passed, also those of deltas that came before their snapshot
-            for snapshot in state.passed:
-                key = (snapshot.get('session'), snapshot.get('revision'), snapshot.get('seq'))
-                if key in seen:
-                    continue
-                seen.add(key)
-                self.frames.append(snapshot)
-                self.log_times.append(log_time)
+        if held is not None:
+            take(*held)
         if not self.frames:
             raise ValueError(f'{source}: no usable snapshot of {node}')
         if state.gaps:
