@@ -319,7 +319,7 @@ def _retag_dispatch(package: str, tag: str, gen: pathlib.Path) -> None:
         source.write_text(retagged)
 
 
-def _compile(package: str, tag: str, gen: pathlib.Path, out: pathlib.Path,
+def _compile(package: str, tag: str, optimize: str, gen: pathlib.Path, out: pathlib.Path,
              dependencies: Mapping[str, pathlib.Path]) -> None:
     """Compile the libraries and the Python extension module."""
     import numpy
@@ -339,7 +339,7 @@ def _compile(package: str, tag: str, gen: pathlib.Path, out: pathlib.Path,
     runpaths = ['$ORIGIN', *[str(prefix / 'lib') for prefix in prefixes]]
     links = ['-Wl,--disable-new-dtags', f'-L{lib}',
              *[f'-L{prefix / "lib"}' for prefix in prefixes]]
-    common = ['-O1', '-fPIC', '-shared', '-w']
+    common = [optimize, '-fPIC', '-shared', '-w']
 
     def deps(kind: str) -> list[str]:
         return [f'-l{name}__{kind}' for name in dependencies]
@@ -406,8 +406,9 @@ def _compile(package: str, tag: str, gen: pathlib.Path, out: pathlib.Path,
 
 
 def build(package: str, definitions: Mapping[str, str], out: pathlib.Path, *,
-          tag: str = '', prefixes: Sequence[pathlib.Path] = (),
-          init: str = '', progress: Callable[[str], None] = lambda line: None) -> Built:
+          tag: str = '', prefixes: Sequence[pathlib.Path] = (), init: str = '',
+          optimize: str = '-O1',
+          progress: Callable[[str], None] = lambda line: None) -> Built:
     """Build ``package`` from ``definitions`` (``{'msg/Name.msg': text}``) into ``out``.
 
     Args:
@@ -417,6 +418,8 @@ def build(package: str, definitions: Mapping[str, str], out: pathlib.Path, *,
         tag: Name the libraries ``lib<package>__<tag>__...`` (a stand-in's; see above).
         prefixes: Install prefixes to look for the packages it uses in first.
         init: The text of the Python package's ``__init__.py``.
+        optimize: The compilers' optimisation option: ``-O0`` for a build only tests use
+            (nav2_msgs' stand-in: 5.5 s of compiling instead of 7.6 s).
         progress: Called with a line on each step (generating, compiling).
 
     Raises:
@@ -456,7 +459,7 @@ def build(package: str, definitions: Mapping[str, str], out: pathlib.Path, *,
         _retag_dispatch(package, tag, gen)
     _lay_out_headers(package, gen, out / 'include')
     progress('compiling the type support libraries and the Python extension (gcc, g++)')
-    _compile(package, tag, gen, out, dependencies)
+    _compile(package, tag, optimize, gen, out, dependencies)
     (out / 'python' / package / '__init__.py').write_text(init)
     shutil.rmtree(gen)
     libs = tuple(dict.fromkeys(prefix / 'lib' for prefix in dependencies.values()))
@@ -482,20 +485,20 @@ def cache_root() -> pathlib.Path:
 
 
 def build_cached(package: str, definitions: Mapping[str, str], *, tag: str = '',
-                 prefixes: Sequence[pathlib.Path] = (), init: str = '',
+                 prefixes: Sequence[pathlib.Path] = (), init: str = '', optimize: str = '-O1',
                  root: Optional[pathlib.Path] = None) -> Built:
     """Build once into ``<root>/<package>-<hash>`` and reuse it; see :func:`build`.
 
-    The hash covers the definitions, ``tag``, ``init``, the prefixes, this file and the
-    interpreter, so a change to any of them builds anew. Safe when several processes build
-    at once: each builds in a scratch directory and renames it into place; the first
-    rename wins and the others use its result.
+    The hash covers the definitions, ``tag``, ``init``, ``optimize``, the prefixes, this
+    file and the interpreter, so a change to any of them builds anew. Safe when several
+    processes build at once: each builds in a scratch directory and renames it into place;
+    the first rename wins and the others use its result.
     """
     root = cache_root() if root is None else root
     digest = hashlib.sha256()
     for key, text in sorted(definitions.items()):
         digest.update(f'{key}\0{text}\0'.encode())
-    digest.update(f'{package}\0{tag}\0{init}\0{sys.prefix}\0'.encode())
+    digest.update(f'{package}\0{tag}\0{init}\0{optimize}\0{sys.prefix}\0'.encode())
     digest.update('\0'.join(map(str, prefixes)).encode())
     # where the packages the definitions name are installed (their paths are in the RPATH)
     used = sorted({name for text in definitions.values()
@@ -507,7 +510,7 @@ def build_cached(package: str, definitions: Mapping[str, str], *, tag: str = '',
         scratch = pathlib.Path(tempfile.mkdtemp(prefix=f'.{target.name}.', dir=root))
         try:
             build(package, definitions, scratch / 'out', tag=tag, prefixes=prefixes,
-                  init=init)
+                  init=init, optimize=optimize)
             (scratch / 'out' / 'complete').write_text('')
             try:
                 os.rename(scratch / 'out', target)

@@ -73,7 +73,7 @@ def build(package: str) -> object:
         build_interfaces.BuildUnavailable: Why it cannot be built here.
     """
     return _builder().build_cached(package, definitions(package), tag=TAG,
-                                   init=init_text(package))
+                                   init=init_text(package), optimize='-O0')
 
 
 def main(argv: list[str]) -> int:
