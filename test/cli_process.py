@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """``python -m bt_executive.app.cli ARGS`` as a child forked from a warm interpreter.
 
-The suite runs the command line some 300 times. Started fresh, each run spends
+The suite runs the command line well over a hundred times. Started fresh, each run spends
 0.3-0.7 s of CPU on the interpreter and on imports (``validate`` pulls in the ROS leaves,
 hence rclpy and numpy) before it reads its first file. :func:`run_cli` instead asks a
 helper process (the *zygote*, one per test process, started on first use) that has
@@ -13,12 +13,15 @@ status from ``sys.exit``; only the interpreter's start and the imports are share
 
 What a fork cannot show is kept on real subprocesses: tests of the interpreter start
 itself (the ``bt-executive`` entry point, import laziness, ``OPENBLAS_NUM_THREADS``,
-test_fuzz_commands' traceback check) call ``subprocess`` directly, and :func:`run_cli`
-falls back to a real ``subprocess.run`` when the environment given differs in what
-Python reads only at start-up (``PYTHON*``, ``LD_*``, ``OPENBLAS_*``), or when the zygote
-could not start or has a thread that is not asleep (a fork must not copy a lock that a
-running thread holds; the only threads, LTTng-UST's listeners started by rclpy's import,
-wait on a futex for a session daemon that never comes). A child is not traced by LTTng.
+test_fuzz_commands' traceback check) call ``subprocess`` directly. ``PYTHONPATH`` is
+followed (the child's ``sys.path`` is built from it as a fresh interpreter's would be),
+and :func:`run_cli` falls back to a real ``subprocess.run`` when a folder on it holds
+another copy of a module the zygote imported, when the environment given differs in
+something else Python reads only at start-up (``PYTHON*``, ``LD_*``, ``OPENBLAS_*``), or
+when the zygote could not start or has a thread that is not asleep (a fork must not copy a
+lock that a running thread holds; the only threads, LTTng-UST's listeners started by
+rclpy's import, wait on a futex for a session daemon that never comes). A child is not
+traced by LTTng.
 """
 
 from __future__ import annotations
