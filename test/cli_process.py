@@ -3,7 +3,7 @@
 """``python -m bt_executive.app.cli ARGS`` as a child forked from a warm interpreter.
 
 The suite runs the command line well over a hundred times. Started fresh, each run spends
-0.3-0.7 s of CPU on the interpreter and on imports (``validate`` pulls in the ROS leaves,
+0.2-0.45 s of CPU on the interpreter and on imports (``validate`` pulls in the ROS leaves,
 hence rclpy and numpy) before it reads its first file. :func:`run_cli` instead asks a
 helper process (the *zygote*, one per test process, started on first use) that has
 imported the command line and the ROS leaves once, to fork a child for each run. The
