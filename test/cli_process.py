@@ -56,7 +56,7 @@ class _Zygote:
         self.channel = ours
         self.env = dict(os.environ)
         started = self._receive(120.0, 'its start')
-        self.threads, self.settled = started['threads'], started['settled']
+        self.settled: bool = started['settled']
         self.modules: dict[str, Optional[str]] = started['modules']
 
     def _receive(self, timeout: Optional[float], what: str) -> dict[str, Any]:
@@ -146,12 +146,12 @@ def _get_zygote() -> Optional[_Zygote]:
 
 
 def run_cli(*args: str, cwd: Any = None, env: Optional[Mapping[str, str]] = None,
-            stdin_text: Optional[str] = None, timeout: Optional[float] = 60.0,
-            text: bool = True) -> subprocess.CompletedProcess:
+            timeout: Optional[float] = 60.0) -> subprocess.CompletedProcess:
     """Run ``python -m bt_executive.app.cli ARGS`` as ``subprocess.run`` would.
 
-    Output is captured (``capture_output=True``), as text unless ``text`` is false.
-    Raises ``subprocess.TimeoutExpired`` after ``timeout`` seconds, the child killed.
+    Output is captured as text (``capture_output=True, text=True``); stdin is
+    ``/dev/null``. Raises ``subprocess.TimeoutExpired`` after ``timeout`` seconds, the
+    child killed.
     """
     command = [sys.executable, '-m', MODULE, *args]
     environment = dict(os.environ if env is None else env)
@@ -159,17 +159,11 @@ def run_cli(*args: str, cwd: Any = None, env: Optional[Mapping[str, str]] = None
         zygote = _get_zygote()
         if zygote is None or not zygote.usable(environment):
             RUNS['subprocess'] += 1
-            if stdin_text is not None:
-                return subprocess.run(command, cwd=cwd, env=environment, input=stdin_text,
-                                      capture_output=True, text=text, timeout=timeout)
             return subprocess.run(command, cwd=cwd, env=environment, capture_output=True,
-                                  stdin=subprocess.DEVNULL, text=text, timeout=timeout)
+                                  stdin=subprocess.DEVNULL, text=True, timeout=timeout)
         RUNS['forked'] += 1
-        with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stdout, \
+        with open(os.devnull, 'rb') as stdin, tempfile.TemporaryFile() as stdout, \
                 tempfile.TemporaryFile() as stderr:
-            if stdin_text is not None:
-                stdin.write(stdin_text.encode())
-                stdin.seek(0)
             status, timed_out = zygote.run(
                 args, os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd(),
                 environment, [stdin.fileno(), stdout.fileno(), stderr.fileno()], timeout)
@@ -177,8 +171,7 @@ def run_cli(*args: str, cwd: Any = None, env: Optional[Mapping[str, str]] = None
             for stream in (stdout, stderr):
                 stream.seek(0)
                 data = stream.read()
-                outputs.append(data.decode(errors='replace').replace('\r\n', '\n')
-                               if text else data)
+                outputs.append(data.decode(errors='replace').replace('\r\n', '\n'))
     if timed_out:
         raise subprocess.TimeoutExpired(command, timeout or 0.0, outputs[0], outputs[1])
     return subprocess.CompletedProcess(command, os.waitstatus_to_exitcode(status),

@@ -3,9 +3,8 @@
 """The zygote of cli_process.py: imports the command line once, forks a child per run.
 
 ``python cli_zygote.py FD``: FD is a SOCK_SEQPACKET socket. The zygote sends
-``{"threads": n, "settled": bool, "modules": {top-level name: file}}`` once its
-imports are done, then serves requests until
-the socket closes: each request is a JSON message ``{"module", "args", "cwd", "env"}``
+``{"settled": bool, "modules": {top-level name: file}}`` once its imports are done,
+then serves requests until the socket closes: each request is a JSON message ``{"module", "args", "cwd", "env"}``
 carrying three descriptors (the child's stdin, stdout and stderr); the answer is
 ``{"pid": pid}`` at once and ``{"status": wait status}`` when the child has ended.
 """
@@ -90,8 +89,7 @@ def main() -> None:
         time.sleep(0.01)  # polled, bounded: the listeners settle within milliseconds
     imported = {name: getattr(module, '__file__', None)
                 for name, module in list(sys.modules.items()) if '.' not in name}
-    channel.send(json.dumps({'threads': len(os.listdir('/proc/self/task')),
-                             'settled': settled(), 'modules': imported}).encode())
+    channel.send(json.dumps({'settled': settled(), 'modules': imported}).encode())
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(channel, 1 << 20, 3)
