@@ -4,9 +4,10 @@
 
 ``python cli_zygote.py FD``: FD is a SOCK_SEQPACKET socket. The zygote sends
 ``{"settled": bool, "modules": {top-level name: file}}`` once its imports are done,
-then serves requests until the socket closes: each request is a JSON message ``{"module", "args", "cwd", "env"}``
-carrying three descriptors (the child's stdin, stdout and stderr); the answer is
-``{"pid": pid}`` at once and ``{"status": wait status}`` when the child has ended.
+then serves requests until the socket closes: each request is a JSON message
+``{"module", "args", "cwd", "env"}`` carrying three descriptors (the child's stdin,
+stdout and stderr); the answer is ``{"pid": pid}`` at once and ``{"status": wait
+status}`` when the child has ended.
 """
 
 import atexit
