@@ -9,7 +9,7 @@ import math
 from typing import Optional
 
 from bt_executive.sim.model import (ABORTED, CANCELED, EXECUTING, ModelParams, NavEvent,
-                                    RobotModel, SUCCEEDED, wrap_angle)
+                                    REMEMBERED_GOALS, RobotModel, SUCCEEDED, wrap_angle)
 import pytest
 
 DT = 0.4
@@ -103,6 +103,26 @@ def test_cancel_for_a_replaced_goal_does_not_stop_the_new_one() -> None:
     assert model.cancel('patrol') == []  # ... then the preempted goal's cancel arrives
     assert model.goal is not None and model.goal[0] == 'dock'
     assert [(e.goal, e.status) for e in model.cancel('dock')] == [('dock', CANCELED)]
+
+
+def test_a_goal_sent_again_is_the_same_goal() -> None:
+    """The same key, point and frame again: no new goal, the goal's latest event."""
+    model = RobotModel()
+    [started] = model.navigate(1.0, 0.0, 'a', 'odom')
+    model.step(DT)
+    assert model.navigate(1.0, 0.0, 'a', 'odom') == [started]  # still driving: unchanged
+    assert model.goal is not None and model.goal[:2] == ('a', 1) and model.goal_count == 1
+    done = drive_until_done(model)
+    assert done.status == SUCCEEDED
+    assert model.navigate(1.0, 0.0, 'a', 'odom') == [done]  # finished: its result again
+    assert model.goal is None and model.state()['results']['succeeded'] == 1
+    # the same key to another point is a new goal (a restarted sender's counter)
+    assert [(e.number, e.status) for e in model.navigate(2.0, 0.0, 'a', 'odom')] == [
+        (2, EXECUTING)]
+    for key in range(REMEMBERED_GOALS):  # only the last goals are remembered
+        model.navigate(0.5, 0.0, key)
+    assert [(e.goal, e.status) for e in model.navigate(2.0, 0.0, 'a', 'odom')] == [
+        (REMEMBERED_GOALS - 1, CANCELED), ('a', EXECUTING)]
 
 
 def test_new_goal_cancels_the_active_one_and_cancel_stops() -> None:

@@ -168,7 +168,8 @@ TOPIC_ACTION = NodeType(
          '`succeeded`/`failed` expressions over `msg`; `match` picks the status '
          'messages of this goal, `goal` is the sent goal), and publishes `cancel` on '
          'cancel_topic when halted or timed out. FAILURE also when the server goes '
-         'away (its goal subscriber or status publisher leaves the ROS graph).'),
+         'away (its goal subscriber or status publisher leaves the ROS graph). With '
+         '`resend_timeout`, a goal no status message speaks of is published again.'),
     params=(
         Param('goal_topic', ParamType.STRING, 'topic the goal is published on'),
         Param('goal_type', ParamType.INTERFACE, 'goal message type'),
@@ -195,6 +196,12 @@ TOPIC_ACTION = NodeType(
         *_SERVER,
         Param('timeout', ParamType.FLOAT, 'seconds until a result; 0 waits forever',
               default=0.0, minimum=0.0),
+        Param('resend_timeout', ParamType.FLOAT,
+              'seconds without a status message about the sent goal (one `match` accepts) '
+              'after which the same goal is published again, then after twice as long, up '
+              'to 10 s apart (a goal sent while the server is still discovering the goal '
+              'publisher can be lost); the server must take a repeated goal as the same '
+              'goal (e.g. by `stamp_field`); 0: never', default=0.0, minimum=0.0),
         *_BACKOFF,
     ),
     ros=True,

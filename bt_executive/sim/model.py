@@ -14,6 +14,7 @@ it): :data:`EXECUTING`, :data:`SUCCEEDED`, :data:`CANCELED`, :data:`ABORTED`.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Hashable
 import dataclasses
 import math
@@ -34,6 +35,9 @@ STATUS_NAMES = {EXECUTING: 'executing', SUCCEEDED: 'succeeded', CANCELED: 'cance
 
 GOAL_FRAMES = ('', 'odom', 'map')
 """Goal frames accepted by :meth:`RobotModel.navigate` (all mean the odom frame)."""
+
+REMEMBERED_GOALS = 16
+"""Goals whose latest event the model keeps: one of them sent again is not a new goal."""
 
 HEADING_THRESHOLD = 0.5
 """Heading error (rad) above which the navigation controller turns in place."""
@@ -226,6 +230,9 @@ class RobotModel:
         self.status_counts = {name: 0 for status, name in STATUS_NAMES.items()
                               if status != EXECUTING}
         self._goal: Optional[_Goal] = None
+        #: the last goals by key: their (x, y, frame) and latest event (a goal sent again)
+        self._latest: collections.OrderedDict[
+            Hashable, tuple[tuple[float, float, str], NavEvent]] = collections.OrderedDict()
         self._command = (0.0, 0.0)
         self._command_expires = -math.inf
 
@@ -331,8 +338,15 @@ class RobotModel:
 
         Returns:
             The events: the old goal's CANCELED (if any), then the new goal's EXECUTING
-            or ABORTED.
+            or ABORTED. A goal with the key, point and frame of one of the last
+            :data:`REMEMBERED_GOALS` goals is that goal sent again (by a sender that heard
+            no status about it): nothing changes, and the one event returned is that
+            goal's latest.
         """
+        target = (x, y, frame)
+        known = self._latest.get(key)
+        if known is not None and known[0] == target:
+            return [known[1]]
         events = self._finish(CANCELED, 'replaced by a new goal')
         self.goal_count += 1
         goal = _Goal(x=x, y=y, key=key, number=self.goal_count, started=self.time)
@@ -345,6 +359,10 @@ class RobotModel:
             self._stop_command()
             event = NavEvent(key, goal.number, EXECUTING,
                              f'driving to ({x:.2f}, {y:.2f})')
+        self._latest.pop(key, None)
+        self._latest[key] = (target, event)
+        while len(self._latest) > REMEMBERED_GOALS:
+            self._latest.popitem(last=False)
         self.last_event = event
         return events + [event]
 
@@ -473,6 +491,9 @@ class RobotModel:
         self._goal = None
         event = NavEvent(goal.key, goal.number, status, reason)
         self.last_event = event
+        known = self._latest.get(goal.key)
+        if known is not None:
+            self._latest[goal.key] = (known[0], event)
         self.status_counts[STATUS_NAMES[status]] += 1
         return [event]
 

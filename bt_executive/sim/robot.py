@@ -364,8 +364,15 @@ class SimRobot(Node):
     def _on_goal(self, msg: PoseStamped) -> None:
         """Start a navigation goal identified by its header stamp."""
         key = (msg.header.stamp.sec, msg.header.stamp.nanosec)
+        count = self.model.goal_count
         events = self.model.navigate(msg.pose.position.x, msg.pose.position.y, key,
                                      msg.header.frame_id)
+        if self.model.goal_count == count:  # the same goal sent again: say where it stands
+            for event in events:
+                self._publish_status(key, event.number, event.status)
+                self.get_logger().info(f'goal {event.number} (stamp {key[0]}.{key[1]:09d}) '
+                                       f'sent again: {STATUS_NAMES[event.status]}')
+            return
         self._publish_events(events)
         self._publish_state()
 

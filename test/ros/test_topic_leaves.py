@@ -228,3 +228,73 @@ trees:
     env.node.set_parameters([Parameter('use_sim_time', value=True)])
     first, second = goal_stamp(env.node), goal_stamp(env.node)
     assert (first.sec, first.nanosec, second.sec, second.nanosec) == (0, 0, 0, 1)
+
+
+def goal_server(env: RosEnv, topic: str, answer: Any) -> list[Any]:
+    """Serve ``/{topic}`` goals on the test node; return the goals received.
+
+    ``answer(goal, n)`` returns the status to publish for the n-th goal received (None:
+    stay silent). The goals are listed as (monotonic arrival time, goal).
+    """
+    from action_msgs.msg import GoalStatus
+    from geometry_msgs.msg import PoseStamped
+
+    received: list[Any] = []
+    status = env.node.create_publisher(GoalStatus, f'/{topic}_status', 10)
+
+    def on_goal(goal: Any) -> None:
+        received.append((time.monotonic(), goal))
+        code = answer(goal, len(received))
+        if code is not None:
+            message = GoalStatus(status=code)
+            message.goal_info.stamp = goal.header.stamp
+            status.publish(message)
+
+    env.node.create_subscription(PoseStamped, f'/{topic}', on_goal, 10)
+    return received
+
+
+def resending_leaf(topic: str, **more: Any) -> str:
+    """Return a tree whose TopicAction resends its goal after 0.1 s without a status."""
+    params = {'goal_topic': f'/{topic}', 'goal_type': 'geometry_msgs/msg/PoseStamped',
+              'stamp_field': 'header.stamp', 'status_topic': f'/{topic}_status',
+              'status_type': 'action_msgs/msg/GoalStatus',
+              'match': 'msg.goal_info.stamp == goal.header.stamp',
+              'succeeded': 'msg.status == 4', 'resend_timeout': 0.1, **more}
+    return one_leaf('TopicAction', **params)
+
+
+@pytest.mark.ros
+def test_a_lost_goal_is_sent_again_with_its_stamp(env: RosEnv) -> None:
+    """A goal the server never got (here: ignored) is published again, the same goal."""
+    topic = unique_name('lost_goal')
+    received = goal_server(env, topic, lambda goal, n: None if n == 1 else 4)
+    runner = env.run(resending_leaf(topic))
+    runner.tick_until_status(Status.SUCCESS, ANSWER_TIMEOUT)
+    assert len(received) == 2, received
+    assert received[0][1] == received[1][1]  # the same stamp: the server can tell it is a repeat
+
+
+@pytest.mark.ros
+def test_a_goal_the_server_speaks_of_is_not_sent_again(env: RosEnv) -> None:
+    """Once a status about the goal arrived, no resend: the server has the goal."""
+    topic = unique_name('heard_goal')
+    received = goal_server(env, topic, lambda goal, n: 2)  # EXECUTING, never done
+    runner = env.run(resending_leaf(topic))
+    runner.tick_until(lambda: received and time.monotonic() - received[0][0] >= 0.5,
+                      ANSWER_TIMEOUT, 'five resend timeouts after the goal arrived')
+    assert runner.status is Status.RUNNING
+    assert len(received) == 1, received
+
+
+@pytest.mark.ros
+def test_resends_of_an_unanswered_goal_back_off(env: RosEnv) -> None:
+    """A server that never answers gets the goal at 0, 0.1, 0.3, 0.7 s: not every 0.1 s."""
+    topic = unique_name('silent_goal')
+    received = goal_server(env, topic, lambda goal, n: None)
+    runner = env.run(resending_leaf(topic, timeout=1.0))
+    reason = runner.tick_until_status(Status.FAILURE, ANSWER_TIMEOUT)
+    assert 'no result after 1.0 s' in reason, reason
+    runner.spin_until(lambda: len(received) >= 2, ANSWER_TIMEOUT, 'the resent goals')
+    assert 2 <= len(received) <= 4, len(received)
+    assert all(goal == received[0][1] for _, goal in received)

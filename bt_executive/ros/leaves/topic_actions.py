@@ -49,8 +49,18 @@ class TopicActionLeaf(RosLeaf):
     topic, that were there when the goal was sent left the ROS graph (see
     :class:`ServerWatch`).
 
+    A goal published as soon as the goal topic has a subscriber can still be lost: the
+    publisher sees the server's subscription before that subscription has seen the
+    publisher (DDS discovery runs on both sides), and a volatile sample sent in between
+    reaches nobody. With ``resend_timeout`` > 0, the same goal (the same stamp) is
+    published again while no status message about it (one ``match`` accepts) has arrived:
+    after ``resend_timeout``, then twice as long each time, at most :data:`RESEND_MAX`
+    seconds apart. The server must take a repeated goal as the goal it already has (the
+    built-in sim does, by its stamp).
+
     ROS Publishers:
-        <goal_topic> (``goal_type``, reliable): the goal, once per run
+        <goal_topic> (``goal_type``, reliable): the goal, once per run (again while no
+        status speaks of it, with ``resend_timeout``)
         <cancel_topic> (``cancel_type``, reliable): the cancel message; only when
         ``cancel_topic`` is set
 
@@ -100,7 +110,8 @@ class TopicActionLeaf(RosLeaf):
             cancel_topic=params.get('cancel_topic') or None, stamp_field=stamp_field,
             status_key=params.get('status_key'), server_timeout=float(params['server_timeout']),
             timeout=float(params['timeout']), lookup=ctx.lookup,
-            lost_timeout=float(params['server_lost_timeout']))
+            lost_timeout=float(params['server_lost_timeout']),
+            resend_timeout=float(params['resend_timeout']))
         names = goal.names() | ((cancel.names() - {'goal'}) if cancel else frozenset())
         for expression in expressions:
             names |= expression.names - {'msg', 'goal'}
@@ -119,7 +130,7 @@ class TopicActionLeaf(RosLeaf):
                  cancel: Optional[MessageTemplate], cancel_topic: Optional[str],
                  stamp_field: Optional[str], status_key: Optional[str],
                  server_timeout: float, timeout: float, lookup: Lookup,
-                 lost_timeout: float = 1.0) -> None:
+                 lost_timeout: float = 1.0, resend_timeout: float = 0.0) -> None:
         super().__init__(name, kind='TopicAction', lookup=lookup)
         self.goal = goal
         self.goal_topic = goal_topic
@@ -136,6 +147,7 @@ class TopicActionLeaf(RosLeaf):
         self.server_timeout = server_timeout
         self.timeout = timeout
         self.lost_timeout = lost_timeout
+        self.resend_timeout = resend_timeout
         self._watch: Optional[ServerWatch] = None
         self.goal_publisher: Any = None
         self.cancel_publisher: Any = None
@@ -145,6 +157,10 @@ class TopicActionLeaf(RosLeaf):
         self._started = 0.0
         self._server_wait = DiscoveryWait(self.server_timeout, self.steady)
         self._sent_at = 0.0
+        #: a status message about the sent goal has arrived (no resend from then on)
+        self._heard = False
+        self._resend_at = 0.0
+        self._resend_wait = 0.0
 
     def create(self, node: Any) -> None:
         """Create the goal and cancel publishers and the status subscription."""
@@ -198,7 +214,8 @@ class TopicActionLeaf(RosLeaf):
         if self._sent is None:  # waiting for a subscriber: look again soon
             return min(self._server_wait.wake_at(now) or now, now + SERVER_POLL_PERIOD)
         times = [self._watch.wake_at(now) if self._watch is not None else None,
-                 self._sent_at + self.timeout if self.timeout > 0 else None]
+                 self._sent_at + self.timeout if self.timeout > 0 else None,
+                 self._resend_at if self._resending() else None]
         return min((when for when in times if when is not None), default=None)
 
     def initialise(self) -> None:
@@ -243,6 +260,7 @@ class TopicActionLeaf(RosLeaf):
                 lookup = lookup_with('goal', self._sent, lookup_with('msg', msg, self.lookup))
                 if not self.match(lookup):
                     continue
+                self._heard = True
                 if self.status_key:
                     store_result(self.status_key, msg)
                 if self.failed(lookup):
@@ -260,7 +278,24 @@ class TopicActionLeaf(RosLeaf):
             self._sent = None
             return self.fail(f'the server went away while the goal was running ({gone}: '
                              'it left the ROS graph)')
+        if self._resending() and now >= self._resend_at:
+            return self._send_again(now)
         return self.running(f'goal running on {self.goal_topic}')
+
+    def _resending(self) -> bool:
+        return self.resend_timeout > 0 and not self._heard
+
+    def _send_again(self, now: float) -> Status:
+        """Publish the sent goal again: no status message has spoken of it yet."""
+        waited = self._resend_wait
+        self._resend_wait = min(2 * waited, max(RESEND_MAX, self.resend_timeout))
+        self._resend_at = now + self._resend_wait
+        self.goal_publisher.publish(self._sent)
+        self.note_sent()
+        text = (f'goal sent again on {self.goal_topic}: no status about it after '
+                f'{seconds_text(waited)} s')
+        self.note(text)
+        return self.running(text)
 
     def _send(self, now: float) -> Status:
         if self.goal_publisher.get_subscription_count() == 0:
@@ -277,12 +312,18 @@ class TopicActionLeaf(RosLeaf):
         self._statuses.clear()
         self._sent = goal
         self._sent_at = now
+        self._heard = False
+        self._resend_wait = self.resend_timeout
+        self._resend_at = now + self.resend_timeout
         self._watch.start(now)
         self.goal_publisher.publish(goal)
         self.note_sent()
         self.note(f'goal sent on {self.goal_topic}')
         return self.running(f'goal sent on {self.goal_topic}')
 
+
+#: Seconds: the longest wait between two sends of a goal no status message speaks of.
+RESEND_MAX = 10.0
 
 #: Nanoseconds: a goal stamp at most this far below the last one given is taken as the
 #: same instant (bumped); further back, the clock went back (a sim restarted): kept.
