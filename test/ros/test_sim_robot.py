@@ -363,6 +363,15 @@ def test_cancel_replace_and_out_of_bounds_goals(sim: Callable[..., Sim]) -> None
                              and state['nav']['status'] == 'canceled', 'goal 6 canceled')
     assert last['results'] == {'aborted': 1, 'canceled': 3, 'succeeded': 0}
 
+    # goal 6 sent again (a sender that heard nothing of it): the same goal, its status again
+    robot.send_goal(-5.0, 5.0, sec=6)
+    robot.status.wait_for(lambda msg: msg.goal_info.stamp.sec == 6
+                          and msg.status == STATUS_CANCELED, 'goal 6 canceled, again', count=2)
+    robot.send_goal(-5.0, 5.0, sec=7)  # a new stamp: a new goal, number 5
+    robot.wait_status(7, STATUS_EXECUTING)
+    assert robot.state.first(lambda state: state['nav']['goal'] == 5 and state['goals'] == 5,
+                             'goal 7 numbered 5')['results']['canceled'] == 3
+
 
 @pytest.mark.ros
 def test_dock_charge_and_undock(sim: Callable[..., Sim]) -> None:
