@@ -116,9 +116,12 @@ def test_a_goal_sent_again_is_the_same_goal() -> None:
     assert done.status == SUCCEEDED
     assert model.navigate(1.0, 0.0, 'a', 'odom') == [done]  # finished: its result again
     assert model.goal is None and model.state()['results']['succeeded'] == 1
+    assert [(e.number, e.status) for e in model.navigate(  # no stamp: never a repeat
+        1.0, 0.0, 'a', 'odom', repeatable=False)] == [(2, EXECUTING)]
+    model.cancel()
     # the same key to another point is a new goal (a restarted sender's counter)
     assert [(e.number, e.status) for e in model.navigate(2.0, 0.0, 'a', 'odom')] == [
-        (2, EXECUTING)]
+        (3, EXECUTING)]
     for key in range(REMEMBERED_GOALS):  # only the last goals are remembered
         model.navigate(0.5, 0.0, key)
     assert [(e.goal, e.status) for e in model.navigate(2.0, 0.0, 'a', 'odom')] == [

@@ -322,7 +322,8 @@ class RobotModel:
         self._stop_command()
         return self._finish(ABORTED, 'emergency stop engaged')
 
-    def navigate(self, x: float, y: float, key: Hashable, frame: str = '') -> list[NavEvent]:
+    def navigate(self, x: float, y: float, key: Hashable, frame: str = '',
+                 repeatable: bool = True) -> list[NavEvent]:
         """Start driving to (x, y); the goal replaces the active one, which is CANCELED.
 
         The goal is ABORTED at once if its frame is not one of :data:`GOAL_FRAMES`, a
@@ -335,6 +336,8 @@ class RobotModel:
             key: Identifies the goal in the returned events (the ROS node uses the goal
                 message's header stamp).
             frame: The goal's frame id.
+            repeatable: Whether the goal may be an earlier one sent again (the ROS node
+                says no for a zero stamp: no stamp set).
 
         Returns:
             The events: the old goal's CANCELED (if any), then the new goal's EXECUTING
@@ -344,7 +347,7 @@ class RobotModel:
             goal's latest.
         """
         target = (x, y, frame)
-        known = self._latest.get(key)
+        known = self._latest.get(key) if repeatable else None
         if known is not None and known[0] == target:
             return [known[1]]
         events = self._finish(CANCELED, 'replaced by a new goal')

@@ -366,7 +366,7 @@ class SimRobot(Node):
         key = (msg.header.stamp.sec, msg.header.stamp.nanosec)
         count = self.model.goal_count
         events = self.model.navigate(msg.pose.position.x, msg.pose.position.y, key,
-                                     msg.header.frame_id)
+                                     msg.header.frame_id, repeatable=key != (0, 0))
         if self.model.goal_count == count:  # the same goal sent again: say where it stands
             for event in events:
                 self._publish_status(key, event.number, event.status)

@@ -263,7 +263,10 @@ class TopicActionPeer(_Peer):
     (``action_msgs/GoalStatus``, ``goal_info.stamp`` = the goal's stamp) go out on the
     status topic: 2 at once, then 4 (succeed) or 6 (abort, and at once for reject);
     an ``action_msgs/GoalInfo`` naming the goal's stamp (zero: the active goal) on the
-    cancel topic cancels it (status 5).
+    cancel topic cancels it (status 5). A goal equal to an earlier one, its non-zero stamp
+    included, is that goal sent again (``resend_timeout``, by a leaf whose status reader, one deep
+    when ``latched``, kept only a later status): it is not a new goal, and its latest
+    status goes out again, as the sim does.
     """
 
     def create(self) -> None:
@@ -278,6 +281,8 @@ class TopicActionPeer(_Peer):
         self.status_pub = entities.publisher(
             self.node, GoalStatus, options['status_topic'], qos_profile('latched'))
         self._active: dict[tuple[int, int], tuple[GoalScript, Sent]] = {}
+        #: every goal's fields and latest status (number, status), by stamp
+        self._latest: dict[tuple[int, int], tuple[dict[str, Any], int, int]] = {}
 
     def destroy(self) -> None:
         """Destroy the subscriptions and the publisher."""
@@ -290,6 +295,9 @@ class TopicActionPeer(_Peer):
         return (stamp.sec, stamp.nanosec) if found and hasattr(stamp, 'sec') else (0, 0)
 
     def _status(self, stamp: tuple[int, int], number: int, status: int) -> None:
+        known = self._latest.get(stamp)
+        if known is not None and known[1] == number:
+            self._latest[stamp] = (known[0], number, status)
         message = GoalStatus(status=status)
         message.goal_info.stamp.sec, message.goal_info.stamp.nanosec = stamp
         message.goal_info.goal_id.uuid = list(number.to_bytes(16, 'big'))
@@ -297,10 +305,17 @@ class TopicActionPeer(_Peer):
 
     def _on_goal(self, goal: Any) -> None:
         fields = interfaces.to_dict(goal)
+        stamp = self._stamp(goal)
+        known = self._latest.get(stamp) if stamp != (0, 0) else None
+        if known is not None and known[0] == fields:
+            _fields, number, status = known
+            self.log(f"topic action '{self.spec.name}': goal #{number - 1} sent again")
+            self._status(stamp, number, status)
+            return
         script = self.script_for(fields)
         sent = self.record(fields, script.outcome)
-        stamp = self._stamp(goal)
         number = sent.index + 1
+        self._latest[stamp] = (fields, number, GoalStatus.STATUS_EXECUTING)
         if script.outcome == 'reject':
             self.log(f"topic action '{self.spec.name}': goal #{sent.index} refused")
             self._status(stamp, number, GoalStatus.STATUS_ABORTED)

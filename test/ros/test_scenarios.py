@@ -202,6 +202,44 @@ scenarios:
         '\n' + '\n'.join(result.trace)
 
 
+def test_a_topic_goal_sent_again_is_the_same_goal(tmp_path):
+    """The same goal, its stamp included, twice: one goal, its status again; no stamp: two."""
+    goal = ('{topic: nav/goal, type: geometry_msgs/msg/PoseStamped, '
+            'fields: {header: {stamp: {sec: %d}}, pose: {position: {x: %s}}}}')
+    _write(tmp_path / 'tree.yaml', f"""\
+main: T
+trees:
+  T:
+    Sequence:
+      - Publish first: {goal % (5, 1.0)}
+      - Publish the same again: {goal % (5, 1.0)}
+      - Publish another point: {goal % (5, 2.0)}
+      - Publish without a stamp: {goal % (0, 3.0)}
+      - Publish that again: {goal % (0, 3.0)}
+      - Running
+""")
+    path = _write(tmp_path / 'again.scenarios.yaml', """\
+tree: tree.yaml
+peers:
+  - topic_action: nav/goal
+    type: geometry_msgs/msg/PoseStamped
+    goals: [{outcome: hang}]
+scenarios:
+  one:
+    duration: 1
+    expect:
+      - {goal: nav/goal, count: 4}
+      - {goal: nav/goal, index: 1, fields: {pose.position.x: 2.0}}
+      - {goal: nav/goal, index: 3, fields: {pose.position.x: 3.0}}
+""")
+    (scenario,) = load_scenarios(path)
+    result = run_scenario(scenario)
+    assert result.passed, '\n'.join(result.failures) + str(result.error or '') + \
+        '\n' + '\n'.join(result.trace)
+    again = [line for line in result.trace if 'sent again' in line]
+    assert len(again) == 1 and 'goal #0 sent again' in again[0], result.trace
+
+
 @pytest.mark.parametrize('text,message', [
     ('tree: tree.yaml\nscenarios: {a: {duration: 5, expect: [{at: 1, stauts: {x: RUNNING}}]}}',
      'expectation: expected exactly one of status, blackboard, goal, call, published, '

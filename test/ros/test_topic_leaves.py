@@ -230,17 +230,23 @@ trees:
     assert (first.sec, first.nanosec, second.sec, second.nanosec) == (0, 0, 0, 1)
 
 
-def goal_server(env: RosEnv, topic: str, answer: Any) -> list[Any]:
+def goal_server(env: RosEnv, topic: str, answer: Any, *, latched: bool = False,
+                another: bool = False) -> list[Any]:
     """Serve ``/{topic}`` goals on the test node; return the goals received.
 
     ``answer(goal, n)`` returns the status to publish for the n-th goal received (None:
-    stay silent). The goals are listed as (monotonic arrival time, goal).
+    stay silent); with ``another``, a status of another goal follows it at once, as when
+    a goal replaces one (``latched``: on a transient local publisher, as the sim's). The
+    goals are listed as (monotonic arrival time, goal).
     """
     from action_msgs.msg import GoalStatus
     from geometry_msgs.msg import PoseStamped
+    from rclpy.qos import DurabilityPolicy, QoSProfile
 
     received: list[Any] = []
-    status = env.node.create_publisher(GoalStatus, f'/{topic}_status', 10)
+    status = env.node.create_publisher(GoalStatus, f'/{topic}_status', QoSProfile(
+        depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL if latched
+        else DurabilityPolicy.VOLATILE))
 
     def on_goal(goal: Any) -> None:
         received.append((time.monotonic(), goal))
@@ -248,6 +254,10 @@ def goal_server(env: RosEnv, topic: str, answer: Any) -> list[Any]:
         if code is not None:
             message = GoalStatus(status=code)
             message.goal_info.stamp = goal.header.stamp
+            status.publish(message)
+        if another:
+            message = GoalStatus(status=GoalStatus.STATUS_CANCELED)
+            message.goal_info.stamp.sec = 1
             status.publish(message)
 
     env.node.create_subscription(PoseStamped, f'/{topic}', on_goal, 10)
@@ -281,6 +291,18 @@ def test_a_goal_the_server_speaks_of_is_not_sent_again(env: RosEnv) -> None:
     topic = unique_name('heard_goal')
     received = goal_server(env, topic, lambda goal, n: 2)  # EXECUTING, never done
     runner = env.run(resending_leaf(topic))
+    runner.tick_until(lambda: received and time.monotonic() - received[0][0] >= 0.5,
+                      ANSWER_TIMEOUT, 'five resend timeouts after the goal arrived')
+    assert runner.status is Status.RUNNING
+    assert len(received) == 1, received
+
+
+@pytest.mark.ros
+def test_a_status_followed_by_another_goals_is_not_lost(env: RosEnv) -> None:
+    """A latched status reader keeps more than the last status: no needless resend."""
+    topic = unique_name('busy_status')
+    received = goal_server(env, topic, lambda goal, n: 2, latched=True, another=True)
+    runner = env.run(resending_leaf(topic, status_qos='latched'))
     runner.tick_until(lambda: received and time.monotonic() - received[0][0] >= 0.5,
                       ANSWER_TIMEOUT, 'five resend timeouts after the goal arrived')
     assert runner.status is Status.RUNNING

@@ -65,7 +65,8 @@ class TopicActionLeaf(RosLeaf):
         ``cancel_topic`` is set
 
     ROS Subscribers:
-        <status_topic> (``status_type``, ``status_qos``): status messages, kept while a
+        <status_topic> (``status_type``, ``status_qos`` at least :data:`STATUS_DEPTH`
+        deep): status messages, kept while a
         goal runs (at most :data:`MAX_PENDING_MESSAGES` between two ticks); each
         matching one is stored to ``status_key``
     """
@@ -172,7 +173,7 @@ class TopicActionLeaf(RosLeaf):
                 node, self.cancel.msg_class, self.cancel_topic, qos_profile('reliable'))
         self.subscription = entities.subscription(
             node, self.status_type, self.status_topic, self.own(self._on_status),
-            qos_profile(self.status_qos))
+            status_qos(self.status_qos))
         goal_topic, status_topic = self.goal_publisher.topic_name, self.subscription.topic_name
         self._watch = ServerWatch(
             self.lost_timeout, lambda: self.goal_publisher.get_subscription_count() > 0,
@@ -324,6 +325,21 @@ class TopicActionLeaf(RosLeaf):
 
 #: Seconds: the longest wait between two sends of a goal no status message speaks of.
 RESEND_MAX = 10.0
+
+#: Status messages the status subscription keeps until they are taken: a status topic
+#: carries several goals' statuses (a replaced goal's last right after its successor's
+#: first), and a reader one deep (the ``latched`` profile) would keep only the later.
+STATUS_DEPTH = 10
+
+
+def status_qos(name: str) -> Any:
+    """Return the QoS profile ``name`` for a status subscription: at least STATUS_DEPTH deep."""
+    from rclpy.qos import QoSProfile
+
+    profile = qos_profile(name)
+    return QoSProfile(history=profile.history, depth=max(profile.depth, STATUS_DEPTH),
+                      reliability=profile.reliability, durability=profile.durability)
+
 
 #: Nanoseconds: a goal stamp at most this far below the last one given is taken as the
 #: same instant (bumped); further back, the clock went back (a sim restarted): kept.
