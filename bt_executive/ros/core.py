@@ -45,6 +45,7 @@ from bt_executive.ros.debug_services import DEBUG_OFF, DebugServices, Groot2Requ
 from bt_executive.ros.debuglog import DebugLog
 from bt_executive.ros.host import LoadedTree, TreeHost
 from bt_executive.ros.leaves.backoff import DEFAULTS as BACKOFF_DEFAULTS
+from bt_executive.ros.leaves.common import UniqueTimes
 from bt_executive.ros.parameters import GOAL_POLICIES, parameter_values, TICK_MODES, \
     TICK_PARAMETERS, TREE_PARAMETERS
 from bt_executive.ros.simclock import NodeSeconds, SimClockCheck
@@ -161,6 +162,7 @@ class ExecutiveCore:
         self.debugger: Optional[DebugController] = None
         #: the clock of the discovery waits' wall-time floor (:meth:`steady_seconds`)
         self.steady_clock: Callable[[], float] = time.monotonic
+        self._times = UniqueTimes(lambda: node.get_clock().now().nanoseconds)
         self._sent = False
         #: writes the persistent keys to state_file (None: no state file or no such keys)
         self.checkpointer: Optional[Checkpointer] = None
@@ -429,6 +431,10 @@ class ExecutiveCore:
     def note_sent(self) -> None:
         """Note that a leaf just sent a goal, a cancel, a request or a message (LeafHost)."""
         self._sent = True
+
+    def unique_time_ns(self) -> int:
+        """Return the node clock in nanoseconds, later than any given before (LeafHost)."""
+        return self._times.take()
 
     def take_sent(self) -> bool:
         """Tell whether a leaf sent something since the last call, and forget it."""

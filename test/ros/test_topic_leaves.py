@@ -221,12 +221,13 @@ trees:
     assert sorted(stamps) == ['a', 'b']
     assert stamps['a'] != stamps['b'] and stamps['a'][0] == stamps['b'][0] == 0
     # the next stamps go on from the last; a clock that went back (a restarted sim) is kept
-    assert goal_stamp(env.node).nanosec == max(stamps.values())[1] + 1
+    host = runner.host  # the leaves' (an executive's core, in an executive)
+    assert goal_stamp(host).nanosec == max(stamps.values())[1] + 1
     env.node.set_parameters([Parameter('use_sim_time', value=False)])
-    wall = goal_stamp(env.node)
+    wall = goal_stamp(host)
     assert wall.sec > 1_000_000_000  # wall-clock time, far ahead: taken as it is
     env.node.set_parameters([Parameter('use_sim_time', value=True)])
-    first, second = goal_stamp(env.node), goal_stamp(env.node)
+    first, second = goal_stamp(host), goal_stamp(host)
     assert (first.sec, first.nanosec, second.sec, second.nanosec) == (0, 0, 0, 1)
 
 
@@ -320,3 +321,11 @@ def test_resends_of_an_unanswered_goal_back_off(env: RosEnv) -> None:
     runner.spin_until(lambda: len(received) >= 2, ANSWER_TIMEOUT, 'the resent goals')
     assert 2 <= len(received) <= 4, len(received)
     assert all(goal == received[0][1] for _, goal in received)
+
+
+def test_unique_times_go_on_from_the_last_unless_the_clock_went_back() -> None:
+    from bt_executive.ros.leaves.common import SAME_INSTANT_NS, UniqueTimes
+
+    readings = iter([5, 5, 4, 5 + SAME_INSTANT_NS, 3])
+    times = UniqueTimes(lambda: next(readings))
+    assert [times.take() for _ in range(5)] == [5, 6, 7, 5 + SAME_INSTANT_NS, 3]

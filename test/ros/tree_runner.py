@@ -75,6 +75,7 @@ class TreeRunner:
 
     def __init__(self, env: 'RosEnv', text: str, tree: Optional[str] = None) -> None:
         from bt_executive.ros.leaves import FACTORIES  # needs rclpy: imported late
+        from bt_executive.ros.leaves.common import NodeHost
 
         self.env = env
         self.node = env.node
@@ -88,8 +89,10 @@ class TreeRunner:
         self.root = self.built.root
         self.ticks = 0
         self.is_shut_down = False
+        #: the leaves' one host, as an executive is (a leaf set up alone makes its own)
+        self.host = NodeHost(self.node)
         for behaviour in self.root.iterate():
-            behaviour.setup(node=self.node)
+            behaviour.setup(node=self.node, host=self.host)
 
     @property
     def status(self) -> Status:

@@ -5,13 +5,14 @@
 A ROS leaf gets two things in ``setup()``: the rclpy node (``node=...``), on which it
 makes its publishers, subscriptions and clients, and the executive it runs in
 (``host=...``, a :class:`LeafHost`): whom to ask for a tick, where to note a decision,
-the clock, the back-off settings, whom to tell about a send, and how to make a callback
-the executive's. A leaf set up on a plain node (a test, a program of one's own) gets a
-:class:`NodeHost` over that node instead.
+the clock (and unique times from it, a goal's id), the back-off settings, whom to tell
+about a send, and how to make a callback the executive's. A leaf set up on a plain node
+(a test, a program of one's own) gets a :class:`NodeHost` over that node instead.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any, Callable, Optional, Protocol, Sequence, TYPE_CHECKING
 
@@ -60,6 +61,13 @@ class LeafHost(Protocol):
     def now_seconds(self) -> float:
         """Return the node clock in seconds (the tick's time during a tick)."""
 
+    def unique_time_ns(self) -> int:
+        """Return the node clock now in nanoseconds, later than any time given before.
+
+        Identifies a goal by its stamp (:class:`UniqueTimes`): while simulated time stands
+        still between two /clock messages, each call gets 1 ns more than the last.
+        """
+
     def backoff_settings(self) -> tuple[float, float]:
         """Return the executive's ``backoff`` and ``backoff_max`` (seconds)."""
 
@@ -89,9 +97,14 @@ class NodeHost:
 
     def __init__(self, node: Any) -> None:
         self.node = node
+        self._times = UniqueTimes(lambda: node.get_clock().now().nanoseconds)
 
     def request_tick(self, source: Any = None) -> None:
         """Drop the request: nothing ticks on request here."""
+
+    def unique_time_ns(self) -> int:
+        """Return the node clock in nanoseconds, unique among this host's times."""
+        return self._times.take()
 
     def note_decision(self, source: Any, text: str, topic: str = 'goal') -> None:
         """Drop the note: no debug log here."""
@@ -120,6 +133,40 @@ class NodeHost:
     def own(self, callback: Callable[..., Any]) -> Callable[..., Any]:
         """Return ``callback`` as it is."""
         return callback
+
+
+#: Nanoseconds: a clock reading at most this far below the last unique time given is the
+#: same instant (bumped past it); further back, the clock went back (a sim restarted): kept.
+SAME_INSTANT_NS = 1_000_000_000
+
+
+class UniqueTimes:
+    """Clock readings made unique: each later than the last given, unless the clock went back.
+
+    On simulated time the clock moves only when ``/clock`` arrives, so two goals sent
+    between two clock messages (a halted goal and the next one in the same tick, or two
+    leaves) would share a stamp; a later reading gets 1 ns more than the last instead. A
+    reading more than :data:`SAME_INSTANT_NS` below the last is a clock that went back (a
+    restarted sim) and is kept as it is. Thread-safe.
+
+    Args:
+        clock: returns the clock's time in nanoseconds
+    """
+
+    def __init__(self, clock: Callable[[], int]) -> None:
+        self._clock = clock
+        self._last: Optional[int] = None
+        self._lock = threading.Lock()
+
+    def take(self) -> int:
+        """Return the clock's time in nanoseconds, made unique."""
+        now = self._clock()
+        with self._lock:
+            last = self._last
+            if last is not None and now <= last < now + SAME_INSTANT_NS:
+                now = last + 1
+            self._last = now
+        return now
 
 
 def seconds_text(value: float) -> str:
@@ -431,8 +478,11 @@ class _Unset:
 
     def now_seconds(self) -> float:
         """Return wall-clock seconds."""
-        import time
         return time.time()
+
+    def unique_time_ns(self) -> int:
+        """Return wall-clock nanoseconds."""
+        return time.time_ns()
 
     def backoff_settings(self) -> tuple[float, float]:
         """Return the defaults."""

@@ -12,9 +12,7 @@ from __future__ import annotations
 import collections
 import functools
 import importlib.util
-import threading
 from typing import Any, Optional
-import weakref
 
 from bt_executive.core.builder import BuildContext, Params
 from bt_executive.core.errors import ParameterError, quoted
@@ -22,7 +20,7 @@ from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.core.spec import Dynamic, NodeSpec
 from bt_executive.nodes.ros_leaf_types import TOPIC_ACTION
 from bt_executive.ros import entities, interfaces
-from bt_executive.ros.leaves.common import DiscoveryWait, Lookup, lookup_with, \
+from bt_executive.ros.leaves.common import DiscoveryWait, LeafHost, Lookup, lookup_with, \
     MAX_PENDING_MESSAGES, publisher_gids, RosLeaf, seconds_text, SERVER_POLL_PERIOD, \
     ServerWatch, store_result, subscriber_gids
 from bt_executive.ros.leaves.interface_checks import check_interface, checked_expression, \
@@ -307,7 +305,7 @@ class TopicActionLeaf(RosLeaf):
         try:
             goal = self.goal.build(self.lookup)
             if self.stamp_field:
-                _set_field(goal, self.stamp_field, goal_stamp(self.node))
+                _set_field(goal, self.stamp_field, goal_stamp(self.host))
         except ValueError as error:
             return self.fail(str(error))
         self._statuses.clear()
@@ -341,29 +339,15 @@ def status_qos(name: str) -> Any:
                       reliability=profile.reliability, durability=profile.durability)
 
 
-#: Nanoseconds: a goal stamp at most this far below the last one given is taken as the
-#: same instant (bumped); further back, the clock went back (a sim restarted): kept.
-_SAME_INSTANT_NS = 1_000_000_000
-_last_stamps: 'weakref.WeakKeyDictionary[Any, int]' = weakref.WeakKeyDictionary()
-_stamps_lock = threading.Lock()
+def goal_stamp(host: LeafHost) -> Any:
+    """Return the host's next unique time as a ``builtin_interfaces/Time`` (a goal's id).
 
-
-def goal_stamp(node: Any) -> Any:
-    """Return the node clock's time as a ``builtin_interfaces/Time``, unique per node.
-
-    The stamp identifies a goal in the server's status messages. On simulated time the
-    clock moves only when ``/clock`` arrives, so two goals sent between two clock
-    messages (a halted goal and the next one in the same tick, or two leaves) would
-    share a stamp; a later goal gets 1 ns more than the last stamp instead.
+    The stamp identifies a goal in the server's status messages; two goals sent while
+    simulated time stands still still get two stamps (``LeafHost.unique_time_ns``).
     """
     from builtin_interfaces.msg import Time
 
-    now = node.get_clock().now().nanoseconds
-    with _stamps_lock:
-        last = _last_stamps.get(node)
-        if last is not None and now <= last < now + _SAME_INSTANT_NS:
-            now = last + 1
-        _last_stamps[node] = now
+    now = host.unique_time_ns()
     return Time(sec=now // 1_000_000_000, nanosec=now % 1_000_000_000)
 
 
