@@ -428,6 +428,14 @@ class EventTicker:
         if deadline is not None:
             self._deadline.arm(deadline)
 
+    def planned(self) -> dict[str, Optional[float]]:
+        """Return when each timer fires next (None: disarmed), for a diagnosis.
+
+        ``pace`` and ``heartbeat`` on the steady clock, ``deadline`` on the node clock.
+        """
+        return {'pace': self._pace.due, 'deadline': self._deadline.due,
+                'heartbeat': self._heartbeat.due if self._heartbeat is not None else None}
+
     def destroy(self) -> None:
         """Release the timers (idempotent)."""
         self._pace.destroy()

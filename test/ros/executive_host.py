@@ -71,7 +71,24 @@ class Host:
             AssertionError: on timeout, with the executive's status.
         """
         return wait_for(predicate, timeout, message, pause=spinning(self.executor),
-                        describe=lambda: f'status: {self.executive.status()}')
+                        describe=self.describe)
+
+    def describe(self) -> str:
+        """Return the executive's status, and when it plans to tick and why, for a timeout."""
+        import time
+
+        text = f'status: {self.executive.status()}'
+        ticker = self.executive.ticker
+        if hasattr(ticker, 'planned'):
+            clock = self.executive.get_clock().now().nanoseconds * 1e-9
+            text += (f'; ticker timers {ticker.planned()} at steady {time.monotonic():.3f}, '
+                     f'node clock {clock:.3f}')
+        tree = self.executive.host.tree if self.executive.host is not None else None
+        if tree is not None:
+            text += '; running nodes wake at ' + str({
+                behaviour.name: behaviour.wake_at() for behaviour in tree.root.iterate()
+                if behaviour.status.name == 'RUNNING' and hasattr(behaviour, 'wake_at')})
+        return text
 
     def settle(self, window: float = SETTLE_WINDOW) -> int:
         """Spin until what the executive scheduled so far has run; return its tick count.
