@@ -171,3 +171,20 @@ def test_a_discovery_wait_lasts_its_seconds_on_both_clocks(rate):
             break
     assert ended == pytest.approx(max(10.0, 10.0 / rate))
     assert not DiscoveryWait(10.0, wall).over(1e9)  # never started: never over
+
+
+def test_a_discovery_wait_ending_within_a_tick_still_asks_for_one_after_it():
+    """over() said no, the wall clock passed the end before wake_at(): a wake-up after now.
+
+    The executive plans only wake-ups after the tick's time; one at the tick's time itself
+    was dropped, and with a long heartbeat a leaf whose server was gone never failed
+    (test_fault_server_death, once in a fresh-clone run beside a busy process).
+    """
+    wall = Steady()
+    wait = DiscoveryWait(1.0, wall)
+    wait.start(100.0)
+    wall.now = 0.9999  # the tick at node time 101.0 reads the wall clock just short
+    assert not wait.over(101.0)
+    wall.now = 1.0001  # and a little later, planning the next tick
+    assert wait.wake_at(101.0) > 101.0
+    assert wait.over(wait.wake_at(101.0))

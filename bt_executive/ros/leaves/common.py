@@ -135,6 +135,10 @@ class NodeHost:
         return callback
 
 
+#: Seconds: the soonest a :class:`DiscoveryWait` asks to look again (its end may fall
+#: between the tick's check and its plan).
+RECHECK = 0.001
+
 #: Nanoseconds: a clock reading at most this far below the last unique time given is the
 #: same instant (bumped past it); further back, the clock went back (a sim restarted): kept.
 SAME_INSTANT_NS = 1_000_000_000
@@ -240,11 +244,18 @@ class DiscoveryWait:
                 and self._clock() - self._steady >= self.seconds)
 
     def wake_at(self, now: float) -> Optional[float]:
-        """Return when (node clock) to look again: never later than the wait ends."""
+        """Return when (node clock) to look again: never later than the wait ends.
+
+        Always after ``now`` (by :data:`RECHECK` at least): the steady clock read here is
+        later than the one :meth:`over` read in the same tick, so the wait may have ended
+        in between, and a wake-up at ``now`` itself is no wake-up (the executive plans
+        only deadlines after the tick's time: with a long heartbeat the leaf then waited
+        forever, its server gone).
+        """
         if self.started is None:
             return None
         steady_left = max(0.0, self.seconds - (self._clock() - self._steady))
-        return max(self.started + self.seconds, now + steady_left)
+        return max(self.started + self.seconds, now + steady_left, now + RECHECK)
 
 
 class ServerWatch:
