@@ -264,9 +264,8 @@ class TopicActionPeer(_Peer):
     status topic: 2 at once, then 4 (succeed) or 6 (abort, and at once for reject);
     an ``action_msgs/GoalInfo`` naming the goal's stamp (zero: the active goal) on the
     cancel topic cancels it (status 5). A goal equal to an earlier one, its non-zero stamp
-    included, is that goal sent again (``resend_timeout``, by a leaf whose status reader, one deep
-    when ``latched``, kept only a later status): it is not a new goal, and its latest
-    status goes out again, as the sim does.
+    included, is that goal sent again (a leaf's ``resend_timeout``): it is not a new goal,
+    and its latest status goes out again, as the sim does.
     """
 
     def create(self) -> None:

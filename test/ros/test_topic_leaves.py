@@ -287,23 +287,18 @@ def test_a_lost_goal_is_sent_again_with_its_stamp(env: RosEnv) -> None:
 
 
 @pytest.mark.ros
-def test_a_goal_the_server_speaks_of_is_not_sent_again(env: RosEnv) -> None:
-    """Once a status about the goal arrived, no resend: the server has the goal."""
+@pytest.mark.parametrize('latched', [False, True],
+                         ids=['heard', 'latched reader, another goal status after it'])
+def test_a_goal_the_server_speaks_of_is_not_sent_again(env: RosEnv, latched: bool) -> None:
+    """Once a status about the goal arrived, no resend: the server has the goal.
+
+    ``latched``: the reader (``status_qos: latched``) keeps more than the last status, so
+    another goal's status right after this one's does not hide it.
+    """
     topic = unique_name('heard_goal')
-    received = goal_server(env, topic, lambda goal, n: 2)  # EXECUTING, never done
-    runner = env.run(resending_leaf(topic))
-    runner.tick_until(lambda: received and time.monotonic() - received[0][0] >= 0.5,
-                      ANSWER_TIMEOUT, 'five resend timeouts after the goal arrived')
-    assert runner.status is Status.RUNNING
-    assert len(received) == 1, received
-
-
-@pytest.mark.ros
-def test_a_status_followed_by_another_goals_is_not_lost(env: RosEnv) -> None:
-    """A latched status reader keeps more than the last status: no needless resend."""
-    topic = unique_name('busy_status')
-    received = goal_server(env, topic, lambda goal, n: 2, latched=True, another=True)
-    runner = env.run(resending_leaf(topic, status_qos='latched'))
+    received = goal_server(env, topic, lambda goal, n: 2,  # EXECUTING, never done
+                           latched=latched, another=latched)
+    runner = env.run(resending_leaf(topic, **({'status_qos': 'latched'} if latched else {})))
     runner.tick_until(lambda: received and time.monotonic() - received[0][0] >= 0.5,
                       ANSWER_TIMEOUT, 'five resend timeouts after the goal arrived')
     assert runner.status is Status.RUNNING

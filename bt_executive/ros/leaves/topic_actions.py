@@ -20,6 +20,7 @@ from bt_executive.core.expressions import EvaluationError, Expression
 from bt_executive.core.spec import Dynamic, NodeSpec
 from bt_executive.nodes.ros_leaf_types import TOPIC_ACTION
 from bt_executive.ros import entities, interfaces
+from bt_executive.ros.leaves.backoff import delay_after
 from bt_executive.ros.leaves.common import DiscoveryWait, LeafHost, Lookup, lookup_with, \
     MAX_PENDING_MESSAGES, publisher_gids, RosLeaf, seconds_text, SERVER_POLL_PERIOD, \
     ServerWatch, store_result, subscriber_gids
@@ -159,7 +160,7 @@ class TopicActionLeaf(RosLeaf):
         #: a status message about the sent goal has arrived (no resend from then on)
         self._heard = False
         self._resend_at = 0.0
-        self._resend_wait = 0.0
+        self._sends = 0  # of the goal in flight (resends included)
 
     def create(self, node: Any) -> None:
         """Create the goal and cancel publishers and the status subscription."""
@@ -284,11 +285,15 @@ class TopicActionLeaf(RosLeaf):
     def _resending(self) -> bool:
         return self.resend_timeout > 0 and not self._heard
 
+    def _resend_delay(self, sends: int) -> float:
+        """Return the wait after the ``sends``-th send: doubling, at most RESEND_MAX."""
+        return delay_after(sends, self.resend_timeout, max(RESEND_MAX, self.resend_timeout))
+
     def _send_again(self, now: float) -> Status:
         """Publish the sent goal again: no status message has spoken of it yet."""
-        waited = self._resend_wait
-        self._resend_wait = min(2 * waited, max(RESEND_MAX, self.resend_timeout))
-        self._resend_at = now + self._resend_wait
+        waited = self._resend_delay(self._sends)
+        self._sends += 1
+        self._resend_at = now + self._resend_delay(self._sends)
         self.goal_publisher.publish(self._sent)
         self.note_sent()
         text = (f'goal sent again on {self.goal_topic}: no status about it after '
@@ -312,8 +317,8 @@ class TopicActionLeaf(RosLeaf):
         self._sent = goal
         self._sent_at = now
         self._heard = False
-        self._resend_wait = self.resend_timeout
-        self._resend_at = now + self.resend_timeout
+        self._sends = 1
+        self._resend_at = now + self._resend_delay(1)
         self._watch.start(now)
         self.goal_publisher.publish(goal)
         self.note_sent()
